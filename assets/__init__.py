@@ -1,0 +1,1 @@
+"""Software-defined assets, one module per stage, with their pure polars transforms."""

@@ -1,0 +1,40 @@
+"""Metadata every asset attaches to its materialization: row count and a markdown preview."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import dagster as dg
+import polars as pl
+
+PREVIEW_ROWS = 10
+_CELL_CHARS = 80
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        value = ", ".join(str(item) for item in value)
+    text = str(value).replace("|", "\\|").replace("\n", " ")
+    return text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 1] + "…"
+
+
+def markdown_preview(frame: pl.DataFrame, columns: Sequence[str] | None = None, rows: int = PREVIEW_ROWS) -> str:
+    """The first `rows` rows of `frame` as a markdown table (long cells cut)."""
+    shown = frame.select(columns) if columns else frame
+    header = "| " + " | ".join(shown.columns) + " |"
+    rule = "| " + " | ".join("---" for _ in shown.columns) + " |"
+    body = ["| " + " | ".join(_cell(value) for value in row) + " |" for row in shown.head(rows).iter_rows()]
+    return "\n".join([header, rule, *body])
+
+
+def table_metadata(
+    frame: pl.DataFrame, columns: Sequence[str] | None = None, **extra: object
+) -> dict[str, object]:
+    """`dagster/row_count`, a preview, and any extra figures, for a MaterializeResult."""
+    return {
+        "dagster/row_count": frame.height,
+        "preview": dg.MetadataValue.md(markdown_preview(frame, columns)),
+        **extra,
+    }

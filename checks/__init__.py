@@ -1,0 +1,1 @@
+"""Asset checks of the inclusion tracker."""

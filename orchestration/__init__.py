@@ -1,0 +1,1 @@
+"""Dagster code location of the inclusion tracker: definitions, resources, jobs, CLI."""

@@ -1,0 +1,3 @@
+from orchestration.cli import main
+
+raise SystemExit(main())

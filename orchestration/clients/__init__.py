@@ -1,0 +1,1 @@
+"""Source clients: one interface per source, a live and a snapshot implementation each."""

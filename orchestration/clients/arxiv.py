@@ -1,0 +1,264 @@
+"""arXiv sources: the live API (httpx, polite and patient) and recorded responses on disk.
+
+Both return an `ArxivFetch` for a window of days through the same parser
+(`assets.arxiv_feed.parse_feed`) and the same day filter, so a snapshot run fills the
+warehouse exactly as the live harvest would.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Protocol
+
+import httpx
+import polars as pl
+
+from assets.arxiv_feed import (
+    ArxivFeedError,
+    FeedPage,
+    TruncatedFeedError,
+    empty_entries,
+    empty_quarantine,
+    parse_feed,
+)
+from orchestration.settings import ARXIV_MAX_PAGE_SIZE, ArxivQuery
+
+USER_AGENT = "inclusion-tracker/0.1 (research metadata harvest; https://github.com/inclusion-tracker)"
+SNAPSHOT_HINT = "set TRACKER_SNAPSHOT_DIR or pass --snapshot DIR to read recorded data instead"
+
+
+class Log(Protocol):
+    def info(self, msg: str) -> None: ...
+    def warning(self, msg: str) -> None: ...
+
+
+class SourceUnavailableError(RuntimeError):
+    """arXiv cannot be reached at all (no network, wrong URL): fail fast, say what to do."""
+
+
+class ArxivUnavailableError(RuntimeError):
+    """arXiv kept failing after every retry."""
+
+
+@dataclass(frozen=True)
+class ArxivFetch:
+    """What one window's harvest received.
+
+    `fetched` counts the distinct entries of the window (stored or quarantined);
+    `outside_window` the entries returned whose first version falls outside it;
+    `duplicates` entries returned twice (arXiv's paging shifts when papers are added).
+    """
+
+    entries: pl.DataFrame
+    quarantine: pl.DataFrame
+    fetched: int
+    outside_window: int
+    duplicates: int
+    pages: int
+    requests: int
+
+
+class ArxivClient(ABC):
+    @abstractmethod
+    def fetch_window(self, first_day: date, last_day: date, log: Log) -> ArxivFetch:
+        """Every entry first submitted from `first_day` to `last_day` (inclusive, UTC)."""
+
+
+def _window_fetch(pages: list[FeedPage], first_day: date, last_day: date, requests: int) -> ArxivFetch:
+    """Keep what belongs to the window, once: the filter shared by the live and snapshot clients."""
+    entries = pl.concat([empty_entries(), *(page.entries for page in pages)])
+    quarantine = pl.concat([empty_quarantine(), *(page.quarantine for page in pages)])
+    in_window = entries.filter(pl.col("published_at").dt.date().is_between(first_day, last_day))
+    distinct = in_window.unique(["arxiv_id", "version"], keep="first", maintain_order=True)
+    # An entry too broken to date stays with the window that received it.
+    quarantine_in_window = quarantine.filter(
+        pl.col("published_day").is_null() | pl.col("published_day").is_between(first_day, last_day)
+    )
+    outside = entries.height - in_window.height + quarantine.height - quarantine_in_window.height
+    quarantine_distinct = quarantine_in_window.unique(keep="first", maintain_order=True)
+    return ArxivFetch(
+        entries=distinct,
+        quarantine=quarantine_distinct,
+        fetched=distinct.height + quarantine_distinct.height,
+        outside_window=outside,
+        duplicates=in_window.height - distinct.height + quarantine_in_window.height - quarantine_distinct.height,
+        pages=len(pages),
+        requests=requests,
+    )
+
+
+def build_search_query(query: ArxivQuery, first_day: date, last_day: date) -> str:
+    """The arXiv `search_query` for a window: categories AND keywords AND submittedDate."""
+    categories = " OR ".join(f"cat:{category}" for category in query.categories)
+    keywords = " OR ".join(
+        f'{field}:"{keyword}"' if " " in keyword else f"{field}:{keyword}"
+        for keyword in query.keywords
+        for field in ("ti", "abs")
+    )
+    submitted = f"submittedDate:[{first_day:%Y%m%d}0000 TO {last_day:%Y%m%d}2359]"
+    return f"({categories}) AND ({keywords}) AND {submitted}"
+
+
+class LiveArxivClient(ArxivClient):
+    """The arXiv API: one request at a time, `min_interval_s` apart, retried with backoff.
+
+    Retried: HTTP 429 (often plain text, no Retry-After), 5xx, timeouts and dropped
+    connections, truncated XML, and an empty page while `totalResults` says more. A
+    connection refused or an unknown host on the first request is not retried: arXiv is
+    unreachable from here, and the error says how to run from recorded data instead.
+    """
+
+    def __init__(
+        self,
+        api_url: str,
+        query: ArxivQuery,
+        *,
+        page_size: int | None = None,
+        min_interval_s: float = 3.0,
+        max_retries: int = 5,
+        backoff_s: float = 5.0,
+        timeout_s: float = 60.0,
+        empty_page_retries: int = 3,
+        user_agent: str = USER_AGENT,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        page_size = page_size or query.page_size
+        if not 1 <= page_size <= ARXIV_MAX_PAGE_SIZE:
+            raise ValueError(f"page_size must be from 1 to {ARXIV_MAX_PAGE_SIZE}, got {page_size}")
+        self.api_url = api_url
+        self.query = query
+        self.page_size = page_size
+        self.min_interval_s = min_interval_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.timeout_s = timeout_s
+        self.empty_page_retries = empty_page_retries
+        self.user_agent = user_agent
+        self._transport = transport
+        self._sleep = sleep
+        self._clock = clock
+        self._last_request_at: float | None = None
+        self._answered = False  # has arXiv answered once in this client's life?
+        self.requests = 0
+
+    def _wait_turn(self) -> None:
+        if self._last_request_at is not None:
+            remaining = self.min_interval_s - (self._clock() - self._last_request_at)
+            if remaining > 0:
+                self._sleep(remaining)
+        self._last_request_at = self._clock()
+
+    def _backoff(self, attempt: int, retry_after: str | None) -> float:
+        if retry_after and retry_after.strip().isdigit():
+            return max(float(retry_after), self.backoff_s)
+        return self.backoff_s * 2**attempt * (1 + random.random() / 4)
+
+    def _page(self, http: httpx.Client, search_query: str, start: int, log: Log) -> FeedPage:
+        """One page, retried until it parses, is not empty while more are promised, or retries run out."""
+        params = {
+            "search_query": search_query,
+            "start": start,
+            "max_results": self.page_size,
+            "sortBy": "submittedDate",
+            "sortOrder": "ascending",
+        }
+        failures: list[str] = []
+        empty_pages = 0
+        attempt = 0
+        while True:
+            self._wait_turn()
+            self.requests += 1
+            retry_after = None
+            try:
+                response = http.get(self.api_url, params=params)
+            except httpx.ConnectError as error:
+                if not self._answered:
+                    raise SourceUnavailableError(
+                        f"cannot reach arXiv at {self.api_url} ({error.__class__.__name__}: {error}); {SNAPSHOT_HINT}"
+                    ) from error
+                failure = f"{error.__class__.__name__}: {error}"
+            except httpx.TransportError as error:  # timeouts, resets, a server that hung up
+                failure = f"{error.__class__.__name__}: {error}"
+            else:
+                self._answered = True
+                if response.status_code == 200:
+                    try:
+                        page = parse_feed(response.content, str(response.url))
+                    except TruncatedFeedError as error:
+                        failure = str(error)
+                    else:
+                        promised_more = page.total_results is not None and start < page.total_results
+                        if page.entry_count or not promised_more:
+                            return page
+                        empty_pages += 1
+                        if empty_pages > self.empty_page_retries:
+                            raise ArxivUnavailableError(
+                                f"arXiv kept returning an empty page at start={start} although totalResults="
+                                f"{page.total_results} for {search_query!r}"
+                            )
+                        log.warning(f"arXiv: empty page at start={start} of {page.total_results}; asking again")
+                        self._sleep(self._backoff(empty_pages - 1, None))
+                        continue
+                elif response.status_code == 429 or response.status_code >= 500:
+                    failure = f"HTTP {response.status_code}: {response.text.strip()[:200]}"
+                    retry_after = response.headers.get("Retry-After")
+                else:
+                    raise ArxivUnavailableError(
+                        f"arXiv answered HTTP {response.status_code} to {response.url}: {response.text.strip()[:200]}"
+                    )
+            failures.append(failure)
+            if attempt >= self.max_retries:
+                raise ArxivUnavailableError(
+                    f"arXiv failed {len(failures)} times at start={start} of {search_query!r}; last: {failure}"
+                )
+            delay = self._backoff(attempt, retry_after)
+            log.warning(f"arXiv: {failure}; retry {attempt + 1}/{self.max_retries} in {delay:.1f} s")
+            self._sleep(delay)
+            attempt += 1
+
+    def fetch_window(self, first_day: date, last_day: date, log: Log) -> ArxivFetch:
+        search_query = build_search_query(self.query, first_day, last_day)
+        pages: list[FeedPage] = []
+        headers = {"User-Agent": self.user_agent}
+        self.requests = 0
+        with httpx.Client(
+            headers=headers, timeout=self.timeout_s, transport=self._transport, follow_redirects=True
+        ) as http:
+            start, total = 0, None
+            while total is None or start < total:
+                page = self._page(http, search_query, start, log)
+                pages.append(page)
+                total = page.total_results if page.total_results is not None else start + page.entry_count
+                log.info(f"arXiv: page {len(pages)}, entries {start}..{start + page.entry_count} of {total}")
+                if page.entry_count == 0:
+                    break
+                start += page.entry_count
+        return _window_fetch(pages, first_day, last_day, self.requests)
+
+
+class SnapshotArxivClient(ArxivClient):
+    """Recorded arXiv API responses: every `<dir>/arxiv/*.xml`, filtered to the window."""
+
+    def __init__(self, snapshot_dir: str | Path):
+        self.folder = Path(snapshot_dir) / "arxiv"
+
+    def fetch_window(self, first_day: date, last_day: date, log: Log) -> ArxivFetch:
+        files = sorted(self.folder.glob("*.xml"))
+        if not files:
+            raise SourceUnavailableError(f"no recorded arXiv responses (*.xml) in {self.folder}")
+        pages = []
+        for path in files:
+            try:
+                pages.append(parse_feed(path.read_bytes(), str(path)))
+            except ArxivFeedError as error:
+                raise SourceUnavailableError(f"recorded arXiv response {path} cannot be read: {error}") from error
+        log.info(f"arXiv snapshot: {len(files)} file(s) in {self.folder}")
+        return _window_fetch(pages, first_day, last_day, requests=0)

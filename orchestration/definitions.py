@@ -1,0 +1,19 @@
+"""The code location: every asset, check, job, schedule and resource of the tracker."""
+
+import dagster as dg
+
+from assets import papers, sources
+from orchestration.jobs import arxiv_harvest_job, derived_job
+from orchestration.resources import build_resources
+from orchestration.schedules import daily_refresh, derived_tables_sensor
+
+asset_modules = [sources, papers]
+
+defs = dg.Definitions(
+    assets=dg.load_assets_from_modules(asset_modules),
+    asset_checks=dg.load_asset_checks_from_modules(asset_modules),
+    jobs=[arxiv_harvest_job, derived_job],
+    schedules=[daily_refresh],
+    sensors=[derived_tables_sensor],
+    resources=build_resources(),
+)

@@ -1,0 +1,297 @@
+"""A fake arXiv API on 127.0.0.1: `GET /api/query` the way export.arxiv.org answers it.
+
+Answers `search_query` by its `submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]` clause (the
+rest of the query is recorded, not evaluated), pages with `start` and `max_results`, and
+writes Atom 1.0 with the opensearch totals and the arxiv namespace, from fixture entries
+the test adds. Faults queued by the test are applied to the next requests, in order: 503,
+plain-text 429 without Retry-After, an empty page while the total says more, arXiv's
+HTTP-200 error feed, truncated XML, a dropped connection, a slow answer. Every request is
+recorded with its arrival time.
+
+    fixtures = ArxivFixtures()
+    fixtures.add(arxiv_entry("2501.00001", published=datetime(2025, 1, 2, tzinfo=UTC)))
+    with running_fake_arxiv(fixtures) as api_url:
+        ...  # LiveArxivClient(api_url, ...)
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
+from xml.sax.saxutils import escape, quoteattr
+
+FAKE_HOST = "127.0.0.1"
+_SUBMITTED = re.compile(r"submittedDate:\[(\d{12}) TO (\d{12})\]")
+
+FaultKind = Literal["unavailable", "rate_limited", "empty_page", "error_feed", "truncated", "drop", "slow"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What to do to one request instead of (or before) answering it normally."""
+
+    kind: FaultKind
+    delay_s: float = 0.0
+
+    @classmethod
+    def unavailable(cls) -> Fault:
+        """HTTP 503 with an HTML body, as arXiv's front end sends."""
+        return cls("unavailable")
+
+    @classmethod
+    def rate_limited(cls) -> Fault:
+        """HTTP 429 with a plain-text body and no Retry-After."""
+        return cls("rate_limited")
+
+    @classmethod
+    def empty_page(cls) -> Fault:
+        """HTTP 200 with the right totalResults but no entries."""
+        return cls("empty_page")
+
+    @classmethod
+    def error_feed(cls) -> Fault:
+        """HTTP 200 with arXiv's error feed: one entry titled "Error"."""
+        return cls("error_feed")
+
+    @classmethod
+    def truncated(cls) -> Fault:
+        """HTTP 200 whose XML stops half-way."""
+        return cls("truncated")
+
+    @classmethod
+    def drop(cls) -> Fault:
+        """Close the connection (RST) without answering."""
+        return cls("drop")
+
+    @classmethod
+    def slow(cls, delay_s: float) -> Fault:
+        """Answer normally after `delay_s` seconds."""
+        return cls("slow", delay_s=delay_s)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    query: dict[str, str]
+    headers: dict[str, str]  # lower-case names
+    at: float  # time.monotonic() on arrival
+
+
+@dataclass
+class ArxivFixtures:
+    """The fake server's state: entries (as Atom XML), queued faults, recorded requests."""
+
+    entries: list[tuple[datetime, str]] = field(default_factory=list)  # (first submission, <entry> XML)
+    faults: list[Fault] = field(default_factory=list)
+    requests: list[RecordedRequest] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, published: datetime, entry_xml: str) -> None:
+        with self.lock:
+            self.entries.append((published, entry_xml))
+            self.entries.sort(key=lambda pair: pair[0])
+
+    def queue(self, *faults: Fault) -> None:
+        with self.lock:
+            self.faults.extend(faults)
+
+    def take_fault(self) -> Fault | None:
+        with self.lock:
+            return self.faults.pop(0) if self.faults else None
+
+    def record(self, request: RecordedRequest) -> None:
+        with self.lock:
+            self.requests.append(request)
+
+    def submitted_between(self, first: datetime, last: datetime) -> list[str]:
+        with self.lock:
+            return [xml for published, xml in self.entries if first <= published <= last]
+
+
+# -- entry builder ----------------------------------------------------------------------
+
+
+def arxiv_entry(
+    arxiv_id: str,
+    published: datetime,
+    *,
+    version: int = 1,
+    updated: datetime | None = None,
+    title: str | None = None,
+    summary: str = "We propose a reinforcement learning method for language models.",
+    authors: tuple[str, ...] | tuple[tuple[str, str | None], ...] = ("Ada Lovelace", "Alan Turing"),
+    primary_category: str = "cs.LG",
+    categories: tuple[str, ...] = ("cs.LG", "cs.CL"),
+    comment: str | None = None,
+    journal_ref: str | None = None,
+    doi: str | None = None,
+    published_text: str | None = None,
+) -> str:
+    """One `<entry>` of an arXiv API response. An author may be `(name, affiliation)`;
+    `published_text` overrides the published element's text (to write a bad date)."""
+    versioned = f"{arxiv_id}v{version}"
+    updated = updated or published
+    author_xml = []
+    for author in authors:
+        name, affiliation = (author, None) if isinstance(author, str) else author
+        inner = f"<name>{escape(name)}</name>"
+        if affiliation:
+            inner += f"<arxiv:affiliation>{escape(affiliation)}</arxiv:affiliation>"
+        author_xml.append(f"<author>{inner}</author>")
+    optional = [
+        f"<arxiv:comment>{escape(comment)}</arxiv:comment>" if comment else "",
+        f"<arxiv:journal_ref>{escape(journal_ref)}</arxiv:journal_ref>" if journal_ref else "",
+        f"<arxiv:doi>{escape(doi)}</arxiv:doi>" if doi else "",
+    ]
+    category_xml = "".join(
+        f'<category term={quoteattr(term)} scheme="http://arxiv.org/schemas/atom"/>' for term in categories
+    )
+    return (
+        "<entry>"
+        f"<id>http://arxiv.org/abs/{versioned}</id>"
+        f"<updated>{updated.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}</updated>"
+        f"<published>{escape(published_text) if published_text is not None else f'{published.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}'}</published>"
+        f"<title>{escape(title if title is not None else f'Method {arxiv_id}')}</title>"
+        f"<summary>{escape(summary)}</summary>"
+        + "".join(author_xml)
+        + "".join(optional)
+        + f'<link href="http://arxiv.org/abs/{versioned}" rel="alternate" type="text/html"/>'
+        f'<link title="pdf" href="http://arxiv.org/pdf/{versioned}" rel="related" type="application/pdf"/>'
+        f'<arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term="{primary_category}" '
+        'scheme="http://arxiv.org/schemas/atom"/>'
+        + category_xml
+        + "</entry>"
+    )
+
+
+def atom_feed(query: str, entries: list[str], total: int, start: int) -> str:
+    """An arXiv API response: feed header with the opensearch counts, then the entries."""
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
+        'xmlns:arxiv="http://arxiv.org/schemas/atom">'
+        f'<link href={quoteattr("http://arxiv.org/api/query?search_query=" + query)} rel="self" type="application/atom+xml"/>'
+        f"<title type=\"html\">ArXiv Query: {escape(query)}</title>"
+        "<id>http://arxiv.org/api/fake</id>"
+        f"<updated>{datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}</updated>"
+        f"<opensearch:totalResults>{total}</opensearch:totalResults>"
+        f"<opensearch:startIndex>{start}</opensearch:startIndex>"
+        f"<opensearch:itemsPerPage>{len(entries)}</opensearch:itemsPerPage>"
+        + "".join(entries)
+        + "</feed>\n"
+    )
+
+
+def error_feed(message: str) -> str:
+    """arXiv's answer to a malformed query: HTTP 200, one entry titled "Error"."""
+    entry = (
+        "<entry><id>http://arxiv.org/api/errors#incorrect_id_format_for_1234.12345v</id>"
+        "<title>Error</title>"
+        f"<summary>{escape(message)}</summary>"
+        "<updated>2026-01-01T00:00:00-05:00</updated>"
+        '<link href="http://arxiv.org/api/errors#incorrect_id_format" rel="alternate" type="text/html"/>'
+        "<author><name>arXiv api core</name></author></entry>"
+    )
+    return atom_feed("error", [entry], total=1, start=0)
+
+
+# -- the server -------------------------------------------------------------------------
+
+
+def _window(search_query: str) -> tuple[datetime, datetime] | None:
+    match = _SUBMITTED.search(search_query)
+    if match is None:
+        return None
+    first, last = (datetime.strptime(text, "%Y%m%d%H%M").replace(tzinfo=UTC) for text in match.groups())
+    return first, last.replace(second=59)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _FakeArxivServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read `requests`
+        pass
+
+    def do_GET(self) -> None:
+        fixtures = self.server.fixtures
+        parts = urlsplit(self.path)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        fixtures.record(RecordedRequest(query, {k.lower(): v for k, v in self.headers.items()}, time.monotonic()))
+        if parts.path != "/api/query":
+            self._send(404, b"Not Found", "text/plain")
+            return
+        fault = fixtures.take_fault()
+        if fault is not None:
+            if fault.kind == "drop":
+                # SO_LINGER 0: close() sends RST, the client sees a reset without an answer.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
+                self.connection.close()
+                return
+            if fault.kind == "unavailable":
+                self._send(503, b"<html><body><h1>503 Service Unavailable</h1></body></html>", "text/html")
+                return
+            if fault.kind == "rate_limited":
+                self._send(429, b"Rate exceeded.", "text/plain")
+                return
+            if fault.kind == "error_feed":
+                self._send(200, error_feed("incorrect id format for 1234.12345v").encode(), "application/atom+xml")
+                return
+            if fault.kind == "slow":
+                time.sleep(fault.delay_s)
+
+        search_query = query.get("search_query", "")
+        try:
+            start = int(query.get("start", 0))
+            max_results = int(query.get("max_results", 10))
+        except ValueError:
+            self._send(400, b"start and max_results must be integers", "text/plain")
+            return
+        window = _window(search_query)
+        matching = fixtures.submitted_between(*window) if window else []
+        page = matching[start : start + max_results]
+        if fault is not None and fault.kind == "empty_page":
+            page = []
+        body = atom_feed(search_query, page, total=len(matching), start=start).encode()
+        if fault is not None and fault.kind == "truncated":
+            body = body[: len(body) // 2]
+        self._send(200, body, "application/atom+xml; charset=utf-8")
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class _FakeArxivServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, fixtures: ArxivFixtures):
+        super().__init__((FAKE_HOST, 0), _Handler)
+        self.fixtures = fixtures
+
+
+@contextmanager
+def running_fake_arxiv(fixtures: ArxivFixtures) -> Iterator[str]:
+    """Serve `fixtures` on a free port of 127.0.0.1; yields the API URL (…/api/query)."""
+    server = _FakeArxivServer(fixtures)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://{FAKE_HOST}:{server.server_address[1]}/api/query"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
