@@ -1,0 +1,510 @@
+"""Issues, pull requests and comments of the frameworks: the GitHub REST API, or a snapshot.
+
+`GithubClient` is a small, polite REST client: conditional requests (ETags), `Link`
+pagination, primary and secondary rate limits, bounded retries with jitter. The token
+lives only in the `Authorization` header: never in URLs, logs, errors or stored keys.
+
+`ThreadSource` is what the assets call; `GithubApiThreads` reads the live API with
+`since` watermarks, `SnapshotThreads` the recorded `<owner>__<repo>.threads.jsonl.gz`.
+"""
+
+from __future__ import annotations
+
+import abc
+import gzip
+import json
+import logging
+import os
+import random
+import re
+import time
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import polars as pl
+
+from assets.thread_records import (
+    comments_from_api,
+    empty_comments,
+    empty_threads,
+    snapshot_thread_frames,
+    threads_from_api,
+)
+from orchestration.settings import Framework
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://api.github.com"
+API_VERSION = "2022-11-28"
+PER_PAGE = 100  # GitHub's maximum page size for lists
+
+#: Attempts beyond the first when the connection cannot even be opened: nothing is
+#: listening or the host is unreachable, so waiting longer rarely helps and the run
+#: should say so within seconds.
+CONNECT_RETRIES = 2
+#: Upper bound of one connect attempt (the read timeout is `timeout_s`).
+CONNECT_TIMEOUT_S = 5.0
+
+_RETRIED_STATUSES = frozenset({500, 502, 503, 504})
+_LINK = re.compile(r'<([^>]*)>\s*;\s*rel="([^"]*)"')
+
+Logger = logging.Logger | logging.LoggerAdapter  # Dagster's context.log quacks alike
+
+
+class GithubError(RuntimeError):
+    """GitHub answered with an error (or not at all). The message names the status, the
+    URL (never a token) and GitHub's own message."""
+
+    def __init__(self, message: str, *, status: int | None = None, url: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.url = url
+
+
+class RateLimitExceeded(GithubError):
+    """A rate limit would need a longer wait than the configured maximum."""
+
+
+class SourceUnavailableError(GithubError):
+    """GitHub could not be reached (or kept failing) after bounded retries."""
+
+
+def _header_int(response: httpx.Response, name: str) -> int | None:
+    value = response.headers.get(name)
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _github_message(response: httpx.Response) -> str:
+    """GitHub's `message` field (JSON errors), else the start of the body."""
+    try:
+        payload = response.json()
+    except ValueError:
+        return response.text[:200].strip() or response.reason_phrase
+    if isinstance(payload, dict) and payload.get("message"):
+        return str(payload["message"])
+    return response.reason_phrase
+
+
+def _links(response: httpx.Response) -> dict[str, str]:
+    return {rel: url for url, rel in _LINK.findall(response.headers.get("link", ""))}
+
+
+def _utc_text(moment: float) -> str:
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+class GithubClient:
+    """GET lists from the GitHub REST API, page by page, politely.
+
+    `etags` maps a first-page URL (with its query) to the ETag of its last 200 answer;
+    pass a persistent mapping to make the next run's unchanged lists cost one 304 each.
+    `sleep` and `clock` are injectable so that tests need not wait.
+    """
+
+    def __init__(
+        self,
+        api_url: str = DEFAULT_API_URL,
+        token: str | None = None,
+        *,
+        etags: MutableMapping[str, str] | None = None,
+        max_rate_limit_wait_s: float = 900,
+        secondary_wait_s: float = 60,
+        max_retries: int = 5,
+        backoff_s: float = 1.0,
+        timeout_s: float = 30,
+        user_agent: str = "inclusion-tracker/0.1",
+        log: Logger | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        base = httpx.URL(api_url.rstrip("/"))
+        # Credentials in the URL would leak into every message that names it.
+        self.api_url = str(base.copy_with(username=None, password=None))
+        self._origin = (base.scheme, base.host, base.port)
+        self._token = token or None
+        self.etags: MutableMapping[str, str] = etags if etags is not None else {}
+        self.max_rate_limit_wait_s = max_rate_limit_wait_s
+        self.secondary_wait_s = secondary_wait_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.log = log
+        self.sleep = sleep
+        self.clock = clock
+        self.requests = 0
+        self.not_modified = 0
+        self._resume_at: float | None = None  # a 200 said "0 requests left": wait before the next
+        self._warned_unauthenticated = False
+        self._random = random.Random()
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": user_agent,
+        }
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        self._http = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, CONNECT_TIMEOUT_S)),
+            transport=transport,
+            follow_redirects=False,  # a redirect could carry the Authorization header elsewhere
+        )
+
+    def __repr__(self) -> str:
+        return f"GithubClient({self.api_url!r}, authenticated={self._token is not None})"
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> GithubClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- public ------------------------------------------------------------------------
+
+    def url(self, path: str, params: dict[str, Any] | None = None) -> str:
+        """The full URL of `path` with `params` (the key of its ETag)."""
+        clean = {k: v for k, v in (params or {}).items() if v is not None}
+        return str(httpx.URL(self.api_url + "/" + path.lstrip("/"), params=clean))
+
+    def get_pages(self, path: str, params: dict, *, log: Logger | None = None) -> list[dict] | None:
+        """All items of a list endpoint, following `Link: rel="next"`; None when the first
+        page answered 304 Not Modified to its stored ETag (nothing changed)."""
+        log = log or self.log or _log
+        self._warn_if_unauthenticated(log)
+        first_url = self.url(path, params)
+        conditional = {"If-None-Match": self.etags[first_url]} if first_url in self.etags else {}
+        response = self._get(first_url, conditional, log)
+        if response.status_code == 304:
+            self.not_modified += 1
+            return None
+        items = self._items(response, first_url)
+        next_url = _links(response).get("next")
+        per_page = int(params.get("per_page", 30))
+        etag = response.headers.get("etag")
+        # Trust a first-page ETag only for a list that fits on one page with room to
+        # spare: sorted by `updated` ascending, a change lands at the end, so a later
+        # page (or a page that just overflowed) can change while page one stays equal.
+        if etag and next_url is None and len(items) < per_page:
+            self.etags[first_url] = etag
+        else:
+            self.etags.pop(first_url, None)
+        while next_url:
+            url = self._same_origin(next_url)
+            response = self._get(url, {}, log)
+            if response.status_code == 304:  # never asked conditionally: a confused server
+                raise GithubError(f"GitHub 304 for an unconditional request: {url}", status=304, url=url)
+            items.extend(self._items(response, url))
+            next_url = _links(response).get("next")
+        return items
+
+    # -- internals ---------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._token, "***") if self._token else text
+
+    def _warn_if_unauthenticated(self, log: Logger) -> None:
+        if self._token is None and not self._warned_unauthenticated:
+            self._warned_unauthenticated = True
+            log.warning(
+                "GitHub: no token (GITHUB_TOKEN unset): unauthenticated requests are limited "
+                "to 60 per hour; set GITHUB_TOKEN for 5,000"
+            )
+
+    def _same_origin(self, url: str) -> str:
+        parsed = httpx.URL(url)
+        if (parsed.scheme, parsed.host, parsed.port) != self._origin:
+            # Following it would send the token to another host.
+            raise GithubError(f"GitHub pagination link leaves {self.api_url}: {self._redact(str(parsed.copy_with(query=None)))}")
+        return url
+
+    def _items(self, response: httpx.Response, url: str) -> list[dict]:
+        try:
+            payload = response.json()
+        except ValueError as error:
+            raise GithubError(f"GitHub {response.status_code} for {url}: not JSON ({error})", status=response.status_code, url=url) from None
+        if not isinstance(payload, list):
+            raise GithubError(f"GitHub {response.status_code} for {url}: expected a list, got {type(payload).__name__}", status=response.status_code, url=url)
+        return payload
+
+    def _backoff(self, failures: int) -> float:
+        # Exponential, with up to 25 % jitter so that parallel runs do not retry in step.
+        return self.backoff_s * 2 ** (failures - 1) * (1 + 0.25 * self._random.random())
+
+    def _wait(self, seconds: float, why: str, log: Logger, *, rate_limited: bool = False) -> None:
+        if seconds > 0:
+            # A rate-limit pause can be long: make it visible in the run's log.
+            (log.warning if rate_limited else log.info)(f"GitHub: {why}; waiting {seconds:.1f} s")
+            self.sleep(seconds)
+
+    def _too_long(self, reset_at: float, url: str, status: int | None, what: str) -> RateLimitExceeded:
+        wait = reset_at - self.clock()
+        auth = (
+            "the token's quota is spent"
+            if self._token
+            else "unauthenticated requests get 60 per hour: set GITHUB_TOKEN for 5,000"
+        )
+        return RateLimitExceeded(
+            f"GitHub {what} rate limit for {url}: it resets at {_utc_text(reset_at)} (in {wait:.0f} s), "
+            f"more than the allowed wait of {self.max_rate_limit_wait_s:.0f} s; {auth}, "
+            "or raise max_rate_limit_wait_s",
+            status=status,
+            url=url,
+        )
+
+    def _get(self, url: str, headers: dict[str, str], log: Logger) -> httpx.Response:
+        """One logical GET: waits out rate limits and retries transient failures (bounded)."""
+        failures = 0  # 5xx, timeouts, resets: share the retry budget
+        connect_failures = 0
+        secondary_hits = 0
+        primary_waits = 0
+        while True:
+            if self._resume_at is not None:
+                resume_at, self._resume_at = self._resume_at, None
+                if resume_at - self.clock() > self.max_rate_limit_wait_s:
+                    raise self._too_long(resume_at, url, None, "primary")
+                self._wait(resume_at - self.clock(), f"rate limit spent, resets at {_utc_text(resume_at)}", log, rate_limited=True)
+
+            self.requests += 1
+            try:
+                response = self._http.get(url, headers=headers)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+                connect_failures += 1
+                if connect_failures > min(self.max_retries, CONNECT_RETRIES):
+                    raise SourceUnavailableError(
+                        f"cannot connect to GitHub at {url} after {connect_failures} attempt(s) "
+                        f"({type(error).__name__}: {self._redact(str(error))}); check GITHUB_API_URL and the "
+                        "network, or read recorded data with TRACKER_SNAPSHOT_DIR / --snapshot",
+                        url=url,
+                    ) from None
+                self._wait(self._backoff(connect_failures), f"cannot connect to {url} ({type(error).__name__})", log)
+                continue
+            except httpx.TransportError as error:  # read timeouts, resets, broken responses
+                failures += 1
+                if failures > self.max_retries:
+                    raise SourceUnavailableError(
+                        f"GitHub request {url} failed {failures} time(s), last with {type(error).__name__}: "
+                        f"{self._redact(str(error)) or 'no detail'}; retry later, or read recorded data with "
+                        "TRACKER_SNAPSHOT_DIR / --snapshot",
+                        url=url,
+                    ) from None
+                self._wait(self._backoff(failures), f"{type(error).__name__} on {url}, retry {failures}/{self.max_retries}", log)
+                continue
+
+            status = response.status_code
+            if status in (200, 304):
+                if _header_int(response, "x-ratelimit-remaining") == 0 and (reset := _header_int(response, "x-ratelimit-reset")):
+                    self._resume_at = reset + 1.0
+                return response
+
+            message = self._redact(_github_message(response))
+            remaining = _header_int(response, "x-ratelimit-remaining")
+            reset = _header_int(response, "x-ratelimit-reset")
+            retry_after = _header_int(response, "retry-after")
+
+            if status in (403, 429) and remaining == 0:
+                # Primary limit: the hourly quota is spent until `x-ratelimit-reset`.
+                primary_waits += 1
+                reset_at = (reset + 1.0) if reset is not None else self.clock() + self.secondary_wait_s
+                if reset_at - self.clock() > self.max_rate_limit_wait_s:
+                    raise self._too_long(reset_at, url, status, "primary")
+                if primary_waits > self.max_retries:
+                    raise RateLimitExceeded(
+                        f"GitHub {status} for {url}: still rate limited after {primary_waits - 1} wait(s) for the reset: {message}",
+                        status=status,
+                        url=url,
+                    )
+                self._wait(max(reset_at - self.clock(), 1.0), f"primary rate limit spent, resets at {_utc_text(reset_at)}", log, rate_limited=True)
+                continue
+
+            if status == 429 or (status == 403 and (retry_after is not None or "rate limit" in message.lower())):
+                # Secondary limit (too many requests too fast): GitHub asks for at least
+                # a minute's pause, longer each time it repeats.
+                secondary_hits += 1
+                wait = max(retry_after or 0, self.secondary_wait_s) * 2 ** (secondary_hits - 1)
+                if secondary_hits > self.max_retries or wait > self.max_rate_limit_wait_s:
+                    raise RateLimitExceeded(
+                        f"GitHub {status} for {url}: secondary rate limit ({message}) after {secondary_hits} attempt(s); "
+                        f"the next wait would be {wait:.0f} s (allowed: {self.max_rate_limit_wait_s:.0f} s); "
+                        "make fewer concurrent requests, retry later, or raise max_rate_limit_wait_s",
+                        status=status,
+                        url=url,
+                    )
+                self._wait(wait, f"secondary rate limit ({status}), attempt {secondary_hits}/{self.max_retries}", log, rate_limited=True)
+                continue
+
+            if status in _RETRIED_STATUSES:
+                failures += 1
+                if failures > self.max_retries:
+                    raise SourceUnavailableError(
+                        f"GitHub {status} for {url} after {failures} attempt(s): {message}; retry later, "
+                        "or read recorded data with TRACKER_SNAPSHOT_DIR / --snapshot",
+                        status=status,
+                        url=url,
+                    )
+                self._wait(self._backoff(failures), f"{status} on {url}, retry {failures}/{self.max_retries}", log)
+                continue
+
+            hint = {
+                401: "; the token is invalid or expired (GITHUB_TOKEN)",
+                403: "; the token may lack access to this repository",
+                404: "; check the repository name in orchestration/config/frameworks.toml",
+            }.get(status, "")
+            raise GithubError(f"GitHub {status} for {url}: {message}{hint}", status=status, url=url)
+
+
+# -- thread sources ---------------------------------------------------------------------
+
+
+@dataclass
+class ThreadBatch:
+    """What one refresh of one framework's threads returned."""
+
+    threads: pl.DataFrame  # THREAD_SCHEMA
+    comments: pl.DataFrame  # COMMENT_SCHEMA
+    requests: int
+    not_modified: int
+    #: True when the frames are the framework's whole history (replace its rows), False
+    #: for the changes since the watermarks (upsert by number / comment_id).
+    complete_history: bool
+
+
+class ThreadSource(abc.ABC):
+    @abc.abstractmethod
+    def refresh(
+        self,
+        framework: Framework,
+        threads_since: datetime | None,
+        comments_since: datetime | None,
+        log: Logger | None = None,
+    ) -> ThreadBatch:
+        """Threads updated at or after `threads_since` and comments updated at or after
+        `comments_since` (everything where None)."""
+
+
+def watermark(max_updated_at: datetime | None, overlap: timedelta = timedelta(hours=1)) -> datetime | None:
+    """The `since` of the next refresh: the newest stored update minus an overlap.
+
+    The overlap re-reads recent items, so that an item updated while the last refresh
+    paged (or with a clock skew) is not missed; upserts make the re-read harmless.
+    """
+    if max_updated_at is None:
+        return None
+    if max_updated_at.tzinfo is None:  # stored times are UTC
+        max_updated_at = max_updated_at.replace(tzinfo=UTC)
+    return max_updated_at - overlap
+
+
+def since_param(moment: datetime | None) -> str | None:
+    """`since` as GitHub wants it: ISO 8601 UTC, whole seconds (rounded down: inclusive)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class GithubApiThreads(ThreadSource):
+    """Threads and comments from the GitHub REST API, incrementally.
+
+    Two list requests per refresh (more only where more than a page changed); with
+    stored ETags an unchanged framework costs two 304s, which GitHub does not count
+    against the rate limit.
+    """
+
+    def __init__(self, client: GithubClient) -> None:
+        self.client = client
+
+    def refresh(
+        self,
+        framework: Framework,
+        threads_since: datetime | None,
+        comments_since: datetime | None,
+        log: Logger | None = None,
+    ) -> ThreadBatch:
+        log = log or _log
+        requests, not_modified = self.client.requests, self.client.not_modified
+        repo = f"/repos/{framework.owner}/{framework.name}"
+        issues = self.client.get_pages(
+            f"{repo}/issues",
+            {"state": "all", "sort": "updated", "direction": "asc", "per_page": PER_PAGE, "since": since_param(threads_since)},
+            log=log,
+        )
+        comments = self.client.get_pages(
+            f"{repo}/issues/comments",
+            {"sort": "updated", "direction": "asc", "per_page": PER_PAGE, "since": since_param(comments_since)},
+            log=log,
+        )
+        threads = threads_from_api(issues, framework.slug) if issues is not None else empty_threads()
+        comment_rows = comments_from_api(comments, framework.slug) if comments is not None else empty_comments()
+        batch = ThreadBatch(
+            threads=threads,
+            comments=comment_rows,
+            requests=self.client.requests - requests,
+            not_modified=self.client.not_modified - not_modified,
+            # Without watermarks both lists were read whole: they replace what is stored
+            # (which also drops rows a snapshot load left behind).
+            complete_history=threads_since is None and comments_since is None and issues is not None and comments is not None,
+        )
+        log.info(
+            f"GitHub {framework.repo}: {threads.height} thread(s) since {since_param(threads_since) or 'the start'}, "
+            f"{comment_rows.height} comment(s) since {since_param(comments_since) or 'the start'}; "
+            f"{batch.requests} request(s), {batch.not_modified} not modified"
+        )
+        return batch
+
+
+class SnapshotThreads(ThreadSource):
+    """Threads recorded in `<snapshot_dir>/github/<owner>__<name>.threads.jsonl.gz`.
+
+    A snapshot is a fixed sample, not a feed: every refresh returns all of it
+    (`complete_history`), whatever the watermarks say.
+    """
+
+    def __init__(self, snapshot_dir: str | os.PathLike[str]) -> None:
+        self.snapshot_dir = Path(snapshot_dir)
+
+    def path(self, framework: Framework) -> Path:
+        return self.snapshot_dir / "github" / f"{framework.snapshot_stem}.threads.jsonl.gz"
+
+    def refresh(
+        self,
+        framework: Framework,
+        threads_since: datetime | None,
+        comments_since: datetime | None,
+        log: Logger | None = None,
+    ) -> ThreadBatch:
+        log = log or _log
+        github_dir = self.snapshot_dir / "github"
+        if not github_dir.is_dir():
+            raise FileNotFoundError(f"snapshot folder {github_dir} not found (TRACKER_SNAPSHOT_DIR / --snapshot)")
+        path = self.path(framework)
+        if not path.is_file():
+            # Not every recorded repository has threads: none recorded means none.
+            log.info(f"snapshot {path} not found: no threads recorded for {framework.repo}")
+            return ThreadBatch(empty_threads(), empty_comments(), 0, 0, complete_history=True)
+        threads, comments = snapshot_thread_frames(_read_jsonl_gz(path), framework.slug)
+        log.info(f"snapshot {path.name}: {threads.height} thread(s), {comments.height} comment(s)")
+        return ThreadBatch(threads, comments, 0, 0, complete_history=True)
+
+
+def _read_jsonl_gz(path: Path) -> list[dict]:
+    lines = []
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                lines.append(json.loads(text))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}:{number}: not a JSON line ({error})") from None
+    return lines
