@@ -1,0 +1,327 @@
+"""Commit, changed-file and contribution-document records of the frameworks, as polars frames.
+
+Two sources feed the same schemas: the frameworks' git mirrors (`orchestration.clients.git`)
+and the recorded snapshot histories (`<owner>__<repo>.jsonl.gz`, see
+../shared/snapshots/README.md). Both reduce a changed file to the same three things,
+with the rules of the snapshot so that either source links alike:
+
+- `added_text`: documentation files (.md .mdx .rst .txt .adoc): every added line; other
+  files: only the added lines that hold a URL, `arxiv` or `doi.org`; each line cut to
+  ADDED_LINE_CAP characters, the whole to ADDED_TEXT_CAP (`added_text_truncated`);
+- `added_tokens`: other files only: the distinct identifier tokens of every added line
+  (`[A-Za-z_][A-Za-z0-9_]*`, a trailing `++` kept, two characters or more), sorted, at
+  most MAX_ADDED_TOKENS;
+- `additions` and `deletions`: line counts against the first parent, null for binary files.
+
+Merges are diffed against their first parent; a renamed file is its new path.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+_UTC_TIME = pl.Datetime("us", "UTC")
+
+COMMIT_SCHEMA: dict[str, pl.DataType] = {
+    "framework": pl.Utf8(),
+    "sha": pl.Utf8(),
+    "parents": pl.List(pl.Utf8()),  # two or more for a merge; empty for a root commit
+    "author": pl.Utf8(),  # author name as git records it
+    "authored_at": _UTC_TIME,
+    "committed_at": _UTC_TIME,  # the inclusion date
+    "message": pl.Utf8(),  # subject, blank line, body
+    "html_url": pl.Utf8(),
+    "diff_incomplete": pl.Boolean(),  # some blobs were unavailable: files rows lack counts or text
+}
+
+COMMIT_FILE_SCHEMA: dict[str, pl.DataType] = {
+    "framework": pl.Utf8(),
+    "sha": pl.Utf8(),
+    "path": pl.Utf8(),  # the new path of a renamed file
+    "additions": pl.Int64(),  # null for binary files
+    "deletions": pl.Int64(),
+    "added_text": pl.Utf8(),
+    "added_text_truncated": pl.Boolean(),
+    "added_tokens": pl.List(pl.Utf8()),  # empty for documentation files
+}
+
+DOCS_SCHEMA: dict[str, pl.DataType] = {
+    "framework": pl.Utf8(),
+    "path": pl.Utf8(),
+    "blob_sha": pl.Utf8(),
+    "fetched_at": _UTC_TIME,
+    "text": pl.Utf8(),
+}
+
+#: Files whose added lines are kept whole (prose, where papers are cited and named).
+DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
+#: Longest `added_text` of one file row (the snapshot's cap too).
+ADDED_TEXT_CAP = 200_000
+#: Longest added line kept in `added_text`: the snapshot cuts longer ones (minified
+#: JSON, data rows, one-line paragraphs) there. A line is kept or not by its whole text,
+#: and its tokens come from its whole text.
+ADDED_LINE_CAP = 500
+#: Most `added_tokens` of one file row: the first ones in sorted order.
+MAX_ADDED_TOKENS = 2000
+#: Shorter identifier tokens (`i`, `x`) are noise and are not recorded.
+MIN_TOKEN_LENGTH = 2
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\+\+)?")
+#: IDENTIFIER's matches of MIN_TOKEN_LENGTH (2) or more: two identifier characters or
+#: more, or one and `++` (`i++`). The same matches at the same places as IDENTIFIER,
+#: less the short ones, without a Python filter.
+_LONG_IDENTIFIER = re.compile(r"[A-Za-z_](?:[A-Za-z0-9_]+(?:\+\+)?|\+\+)")
+_REFERENCE = re.compile(r"https?://|arxiv|doi\.org", re.IGNORECASE)
+_LOWER_REFERENCE = re.compile(r"https?://|arxiv|doi\.org")
+
+#: Fields of one snapshot line, as polars reads them.
+_SNAPSHOT_LINE_SCHEMA: dict[str, pl.DataType] = {
+    "repo": pl.Utf8(),
+    "sha": pl.Utf8(),
+    "parents": pl.List(pl.Utf8()),
+    "authored_at": pl.Utf8(),
+    "committed_at": pl.Utf8(),
+    "author": pl.Utf8(),
+    "message": pl.Utf8(),
+    "html_url": pl.Utf8(),
+    "diff_incomplete": pl.Boolean(),
+    "files": pl.List(
+        pl.Struct(
+            {
+                "path": pl.Utf8(),
+                "additions": pl.Int64(),
+                "deletions": pl.Int64(),
+                "added_text": pl.Utf8(),
+                "added_tokens": pl.List(pl.Utf8()),
+            }
+        )
+    ),
+}
+
+
+def is_documentation(path: str) -> bool:
+    """Whether every added line of `path` is kept as text (by its suffix, any case)."""
+    return path.lower().endswith(DOC_SUFFIXES)
+
+
+def sorted_tokens(tokens: Iterable[str]) -> list[str]:
+    """The distinct `tokens`, sorted, at most MAX_ADDED_TOKENS."""
+    return sorted(set(tokens))[:MAX_ADDED_TOKENS]
+
+
+def identifiers_in(text: str) -> list[str]:
+    """The identifier tokens of some text, repeats included, too short ones left out.
+
+    A newline is no identifier character, so lines joined by newlines tokenize alike.
+    """
+    return _LONG_IDENTIFIER.findall(text)
+
+
+def added_tokens_of(lines: Iterable[str]) -> list[str]:
+    """The distinct identifier tokens of added lines, as the snapshot records them."""
+    return sorted_tokens(identifiers_in("\n".join(lines)))
+
+
+def _referencing_lines(text: str) -> Iterator[str]:
+    """The lines of `text` that hold a URL, `arxiv` or `doi.org` (any case), each once."""
+    # Searching the lower-cased text is several times faster than ignoring case, and its
+    # positions are the text's unless a character lower-cases to two (rare).
+    lowered = text.lower()
+    pattern, searched = (_LOWER_REFERENCE, lowered) if len(lowered) == len(text) else (_REFERENCE, text)
+    position = 0
+    while (found := pattern.search(searched, position)) is not None:
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.end())
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        position = end + 1
+
+
+class AddedLines:
+    """The added lines of one changed file, reduced while they stream in to what its row
+    keeps: the capped `added_text` and, for code, the identifier tokens.
+
+    Lines come one by one (`add`) or as blocks joined by newlines (`add_block`: a
+    tokenizer pass and a reference search per block, not per line).
+    """
+
+    def __init__(self, path: str, cap: int = ADDED_TEXT_CAP) -> None:
+        self.path = path
+        self.documentation = is_documentation(path)
+        self.truncated = False
+        self._pieces: list[str] = []
+        self._room = cap
+        self._tokens: set[str] = set()
+
+    def add(self, line: str) -> None:
+        self.add_block(line)
+
+    def add_block(self, text: str) -> None:
+        """Adds the lines of `text` (joined by newlines, without a final one)."""
+        if self.documentation:
+            if not self.truncated:
+                self._keep(text.split("\n"))
+            return
+        self._tokens.update(identifiers_in(text))
+        if not self.truncated:
+            self._keep(_referencing_lines(text))
+
+    def _keep(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            line = line[:ADDED_LINE_CAP]
+            piece = f"\n{line}" if self._pieces else line
+            if len(piece) > self._room:
+                self._pieces.append(piece[: self._room])
+                self._room, self.truncated = 0, True
+                return
+            self._pieces.append(piece)
+            self._room -= len(piece)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._pieces)
+
+    @property
+    def tokens(self) -> list[str]:
+        return sorted_tokens(self._tokens)
+
+
+def added_text_of(path: str, lines: Iterable[str]) -> tuple[str, bool]:
+    """(added_text, truncated) of a file's added lines."""
+    added = AddedLines(path)
+    for line in lines:
+        added.add(line)
+    return added.text, added.truncated
+
+
+def commit_html_url(repo: str, sha: str) -> str:
+    return f"https://github.com/{repo}/commit/{sha}"
+
+
+def _utc_from_iso(column: str) -> pl.Expr:
+    """An ISO-8601 text with its UTC offset (`+08:00`, or `Z`) as a UTC time; null where
+    malformed (git accepts bogus time zones that no calendar has)."""
+    return (
+        pl.col(column)
+        .str.replace(r"Z$", "+00:00")
+        .str.to_datetime("%Y-%m-%dT%H:%M:%S%z", time_unit="us", strict=False)
+        .dt.convert_time_zone("UTC")
+    )
+
+
+def commits_frame(columns: Mapping[str, list[Any]]) -> pl.DataFrame:
+    """Rows of COMMIT_SCHEMA from columns with the times still ISO-8601 text."""
+    text_times = {**COMMIT_SCHEMA, "authored_at": pl.Utf8(), "committed_at": pl.Utf8()}
+    return pl.DataFrame(dict(columns), schema=text_times).with_columns(
+        _utc_from_iso("authored_at"), _utc_from_iso("committed_at")
+    )
+
+
+def commit_files_frame(columns: Mapping[str, list[Any]]) -> pl.DataFrame:
+    return pl.DataFrame(dict(columns), schema=COMMIT_FILE_SCHEMA)
+
+
+def _snapshot_bytes(lines_or_path: str | os.PathLike[str] | bytes | Iterable[Mapping[str, Any]]) -> bytes:
+    """The JSON lines of a snapshot: a path (gzipped or not), their bytes, or parsed lines."""
+    if isinstance(lines_or_path, (str, os.PathLike)):
+        path = Path(lines_or_path)
+        with path.open("rb") as handle:
+            raw = handle.read()
+        return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+    if isinstance(lines_or_path, (bytes, bytearray)):
+        return bytes(lines_or_path)
+    buffer = io.StringIO()
+    for line in lines_or_path:
+        buffer.write(json.dumps(line))
+        buffer.write("\n")
+    return buffer.getvalue().encode("utf-8")
+
+
+def snapshot_commit_frames(
+    lines_or_path: str | os.PathLike[str] | bytes | Iterable[Mapping[str, Any]], framework_slug: str
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(commits, files) of one framework's snapshot history `<owner>__<repo>.jsonl.gz`.
+
+    One commit row per line, in the file's order (newest first), times converted to UTC;
+    one file row per recorded changed path. `added_text_truncated` is where the recorded
+    text reaches the cap (the snapshot cut its text there and did not say so).
+    """
+    data = _snapshot_bytes(lines_or_path)
+    if not data.strip():
+        return empty_commits(), empty_commit_files()
+    lines = pl.read_ndjson(io.BytesIO(data), schema=_SNAPSHOT_LINE_SCHEMA).with_columns(
+        framework=pl.lit(framework_slug, pl.Utf8()),
+        diff_incomplete=pl.col("diff_incomplete").fill_null(False),
+        parents=pl.col("parents").fill_null([]),
+    )
+    commits = lines.with_columns(_utc_from_iso("authored_at"), _utc_from_iso("committed_at")).select(
+        list(COMMIT_SCHEMA)
+    )
+    files = (
+        lines.select("framework", "sha", "files")
+        .explode("files")
+        .filter(pl.col("files").is_not_null())
+        .unnest("files")
+        .with_columns(
+            added_text=pl.col("added_text").fill_null(""),
+            added_tokens=pl.col("added_tokens").fill_null([]),
+        )
+    )
+    files = _merge_tab_suffixed_paths(files).with_columns(
+        added_text_truncated=pl.col("added_text").str.len_chars() >= ADDED_TEXT_CAP
+    )
+    return commits.cast(COMMIT_SCHEMA), files.select(list(COMMIT_FILE_SCHEMA)).cast(COMMIT_FILE_SCHEMA)
+
+
+def _merge_tab_suffixed_paths(files: pl.DataFrame) -> pl.DataFrame:
+    """One row per recorded path, where the recorder split a path with a space in two.
+
+    git ends such a path with a tab in a patch's `+++` line; the recorder keyed the added
+    text and tokens by that, and the line counts by the true path, so a path like
+    `docs/User Guides/x.md` came as two rows: counts without text, and text under
+    `x.md<TAB>` without counts. The two are merged back into one row per path: counts of
+    the first, text and tokens of the second. (The recorder took such a document for
+    code: its text holds only the reference lines, and its tokens, kept here although
+    documents have none, are all that is left of its other lines.)
+    """
+    tab_suffixed = pl.col("path").str.ends_with("\t")
+    if not files.select(tab_suffixed.any()).item():
+        return files
+    recorded_text = (
+        files.filter(tab_suffixed)
+        .with_columns(pl.col("path").str.strip_suffix("\t"))
+        .unique(["sha", "path"], keep="first", maintain_order=True)
+    )
+    counted = files.filter(~tab_suffixed)
+    merged = counted.join(
+        recorded_text.select("sha", "path", _text="added_text", _tokens="added_tokens"),
+        on=["sha", "path"],
+        how="left",
+        maintain_order="left",
+    ).with_columns(
+        added_text=pl.coalesce("_text", "added_text"),
+        added_tokens=pl.coalesce("_tokens", "added_tokens"),
+    )
+    without_counts = recorded_text.join(counted, on=["sha", "path"], how="anti", maintain_order="left")
+    return pl.concat([merged.drop("_text", "_tokens"), without_counts], how="vertical")
+
+
+def empty_commits() -> pl.DataFrame:
+    return pl.DataFrame(schema=COMMIT_SCHEMA)
+
+
+def empty_commit_files() -> pl.DataFrame:
+    return pl.DataFrame(schema=COMMIT_FILE_SCHEMA)
+
+
+def empty_docs() -> pl.DataFrame:
+    return pl.DataFrame(schema=DOCS_SCHEMA)
