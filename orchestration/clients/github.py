@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import abc
 import gzip
+import hashlib
+import io
 import json
 import logging
 import os
@@ -466,12 +468,17 @@ class GithubApiThreads(ThreadSource):
 class SnapshotThreads(ThreadSource):
     """Threads recorded in `<snapshot_dir>/github/<owner>__<name>.threads.jsonl.gz`.
 
-    A snapshot is a fixed sample, not a feed: every refresh returns all of it
-    (`complete_history`), whatever the watermarks say.
+    A snapshot is a fixed sample, not a feed: a refresh returns all of it
+    (`complete_history`), whatever the watermarks say, unless the file is the one loaded
+    last time. `fingerprints` plays the part of the API's ETags: it maps the file's URI to
+    the SHA-256 of its bytes at the last load, and an unchanged file returns nothing.
     """
 
-    def __init__(self, snapshot_dir: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, snapshot_dir: str | os.PathLike[str], fingerprints: MutableMapping[str, str] | None = None
+    ) -> None:
         self.snapshot_dir = Path(snapshot_dir)
+        self.fingerprints: MutableMapping[str, str] = fingerprints if fingerprints is not None else {}
 
     def path(self, framework: Framework) -> Path:
         return self.snapshot_dir / "github" / f"{framework.snapshot_stem}.threads.jsonl.gz"
@@ -492,14 +499,21 @@ class SnapshotThreads(ThreadSource):
             # Not every recorded repository has threads: none recorded means none.
             log.info(f"snapshot {path} not found: no threads recorded for {framework.repo}")
             return ThreadBatch(empty_threads(), empty_comments(), 0, 0, complete_history=True)
-        threads, comments = snapshot_thread_frames(_read_jsonl_gz(path), framework.slug)
+        content = path.read_bytes()
+        key, fingerprint = path.resolve().as_uri(), hashlib.sha256(content).hexdigest()
+        if self.fingerprints.get(key) == fingerprint:
+            log.info(f"snapshot {path.name}: unchanged since the last load; nothing to upsert")
+            return ThreadBatch(empty_threads(), empty_comments(), 0, 0, complete_history=False)
+        threads, comments = snapshot_thread_frames(_read_jsonl_gz(path, content), framework.slug)
+        self.fingerprints[key] = fingerprint
         log.info(f"snapshot {path.name}: {threads.height} thread(s), {comments.height} comment(s)")
         return ThreadBatch(threads, comments, 0, 0, complete_history=True)
 
 
-def _read_jsonl_gz(path: Path) -> list[dict]:
+def _read_jsonl_gz(path: Path, content: bytes) -> list[dict]:
+    """The JSON lines of the gzipped `content` read from `path` (named in errors)."""
     lines = []
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
+    with io.TextIOWrapper(gzip.GzipFile(fileobj=io.BytesIO(content)), encoding="utf-8") as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
