@@ -1,6 +1,5 @@
 """Papers: one row per arXiv paper, the unit every later stage counts."""
 
-
 import dagster as dg
 import polars as pl
 

@@ -3,8 +3,9 @@
     python -m orchestration run [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--snapshot DIR]
     python -m orchestration ui
 
-`run` materializes, in dependency order, the partitioned sources for the window (a date
-range runs as one single-run backfill) and then every derived table, on the Dagster
+`run` materializes, in dependency order, the partitioned sources (arXiv for the window,
+as one single-run backfill; then each framework's commits, threads and contribution
+rules, incrementally) and then every derived table, on the Dagster
 instance in DAGSTER_HOME (default data/dagster_home, SQLite), so the runs show in the UI.
 It exits non-zero with a one-line reason when a step fails.
 """
@@ -92,22 +93,26 @@ def run(window: Window) -> None:
     import dagster as dg
 
     from orchestration.definitions import defs
-    from orchestration.jobs import arxiv_harvest_job, derived_job
+    from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
+    from orchestration.settings import frameworks
 
     instance = dg.DagsterInstance.get()
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
+    # (label, job, partition key, tags): sources first, then what is derived from them.
     stages = [
         (
             f"arXiv {window.first_day} .. {window.last_day}",
             arxiv_harvest_job.name,
+            None,
             {RANGE_START_TAG: window.first_day.isoformat(), RANGE_END_TAG: window.last_day.isoformat()},
         ),
-        ("derived tables", derived_job.name, {}),
+        *((f"framework {f.slug}", framework_refresh_job.name, f.slug, {}) for f in frameworks()),
+        ("derived tables", derived_job.name, None, {}),
     ]
-    for label, job_name, tags in stages:
+    for label, job_name, partition_key, tags in stages:
         print(f"orchestration run: {label} ({job_name})", file=sys.stderr, flush=True)
         result = defs.resolve_job_def(job_name).execute_in_process(
-            instance=instance, run_config=run_config, tags=tags, raise_on_error=False
+            instance=instance, run_config=run_config, partition_key=partition_key, tags=tags, raise_on_error=False
         )
         if not result.success:
             raise CliError(f"{label} failed: {failure_reason(result)}")

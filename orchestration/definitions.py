@@ -2,18 +2,18 @@
 
 import dagster as dg
 
-from assets import papers, sources
-from orchestration.jobs import arxiv_harvest_job, derived_job
+from assets import frameworks, papers, sources
+from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
 from orchestration.resources import build_resources
-from orchestration.schedules import daily_refresh, derived_tables_sensor
+from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
 
-asset_modules = [sources, papers]
+asset_modules = [sources, frameworks, papers]
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules(asset_modules),
     asset_checks=dg.load_asset_checks_from_modules(asset_modules),
-    jobs=[arxiv_harvest_job, derived_job],
-    schedules=[daily_refresh],
+    jobs=[arxiv_harvest_job, framework_refresh_job, derived_job],
+    schedules=[daily_refresh, daily_framework_refresh],
     sensors=[derived_tables_sensor],
     resources=build_resources(),
 )

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
+
 import dagster as dg
 from pydantic import Field
 
 from orchestration.clients.arxiv import ArxivClient, LiveArxivClient, SnapshotArxivClient
+from orchestration.clients.git import DEFAULT_REMOTE_URL_TEMPLATE, CommitSource, GitMirrorCommits, SnapshotCommits
+from orchestration.clients.github import GithubApiThreads, GithubClient, SnapshotThreads, ThreadSource
 from orchestration.settings import arxiv_query
 from orchestration.warehouse import Warehouse
 
 DEFAULT_DUCKDB_PATH = "data/tracker.duckdb"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
+DEFAULT_GITHUB_API_URL = "https://api.github.com"
+DEFAULT_MIRROR_DIR = "data/mirrors"
 
 
 def env_or(name: str, default: str | None) -> dg.EnvVar | str | None:
@@ -46,6 +52,48 @@ class ArxivSource(dg.ConfigurableResource):
         )
 
 
+class FrameworkSources(dg.ConfigurableResource):
+    """Where the frameworks' commits and threads come from: git mirrors and the GitHub
+    REST API, or the recorded histories in a snapshot folder."""
+
+    mirror_dir: str = Field(default=DEFAULT_MIRROR_DIR, description="Bare git mirrors (TRACKER_MIRROR_DIR).")
+    remote_url_template: str = Field(
+        default=DEFAULT_REMOTE_URL_TEMPLATE,
+        description="Where each mirror is cloned from; {repo}, {owner} and {name} are filled in.",
+    )
+    snapshot_dir: str | None = Field(
+        default=None,
+        description="Read <dir>/github/*.jsonl.gz instead of git and GitHub (TRACKER_SNAPSHOT_DIR).",
+    )
+    github_api_url: str = Field(default=DEFAULT_GITHUB_API_URL, description="GitHub REST API (GITHUB_API_URL).")
+    github_token: str | None = Field(default=None, description="GitHub token (GITHUB_TOKEN); optional, never logged.")
+    max_rate_limit_wait_s: float = Field(default=900, description="Longest wait for a primary rate-limit reset.")
+    secondary_wait_s: float = Field(default=60, description="Least wait after a secondary rate limit.")
+    max_retries: int = Field(default=5, description="Retries of a failed request.")
+    backoff_s: float = Field(default=1.0, description="First retry delay; doubles each retry.")
+
+    def commits(self) -> CommitSource:
+        if self.snapshot_dir:
+            return SnapshotCommits(self.snapshot_dir)
+        return GitMirrorCommits(self.mirror_dir, self.remote_url_template)
+
+    def threads(self, etags: MutableMapping[str, str]) -> ThreadSource:
+        """The thread source; `etags` (URL → validator, updated in place) is what the last
+        refresh saw: ETags of API answers, or fingerprints of snapshot files."""
+        if self.snapshot_dir:
+            return SnapshotThreads(self.snapshot_dir, fingerprints=etags)
+        client = GithubClient(
+            self.github_api_url,
+            self.github_token,
+            etags=etags,
+            max_rate_limit_wait_s=self.max_rate_limit_wait_s,
+            secondary_wait_s=self.secondary_wait_s,
+            max_retries=self.max_retries,
+            backoff_s=self.backoff_s,
+        )
+        return GithubApiThreads(client)
+
+
 def build_resources() -> dict[str, dg.ConfigurableResource]:
     """The resources of the code location, read from the environment at load time."""
     return {
@@ -53,5 +101,11 @@ def build_resources() -> dict[str, dg.ConfigurableResource]:
         "arxiv": ArxivSource(
             api_url=env_or("ARXIV_API_URL", DEFAULT_ARXIV_API_URL),
             snapshot_dir=env_or("TRACKER_SNAPSHOT_DIR", None),
+        ),
+        "framework_sources": FrameworkSources(
+            mirror_dir=env_or("TRACKER_MIRROR_DIR", DEFAULT_MIRROR_DIR),
+            snapshot_dir=env_or("TRACKER_SNAPSHOT_DIR", None),
+            github_api_url=env_or("GITHUB_API_URL", DEFAULT_GITHUB_API_URL),
+            github_token=env_or("GITHUB_TOKEN", None),
         ),
     }

@@ -1,10 +1,12 @@
 """Schedules and sensors: the daily refresh, and derived tables following their inputs."""
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 import dagster as dg
 
-from orchestration.jobs import DERIVED_GROUPS, arxiv_harvest_job
+from orchestration.jobs import DERIVED_GROUPS, arxiv_harvest_job, framework_refresh_job
+from orchestration.settings import frameworks
 
 
 @dg.schedule(
@@ -17,6 +19,21 @@ from orchestration.jobs import DERIVED_GROUPS, arxiv_harvest_job
 def daily_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
     previous_day = (context.scheduled_execution_time - timedelta(days=1)).date().isoformat()
     return dg.RunRequest(run_key=f"arxiv_harvest:{previous_day}", partition_key=previous_day)
+
+
+# A job cannot mix daily and per-framework partitions, so the frameworks have their
+# own schedule at the same hour: one run per framework.
+@dg.schedule(
+    cron_schedule="0 6 * * *",
+    execution_timezone="UTC",
+    job=framework_refresh_job,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="Every day at 06:00 UTC: refresh each of the seven frameworks (one run per framework).",
+)
+def daily_framework_refresh(context: dg.ScheduleEvaluationContext) -> Iterator[dg.RunRequest]:
+    day = context.scheduled_execution_time.date().isoformat()
+    for framework in frameworks():
+        yield dg.RunRequest(run_key=f"framework_refresh:{framework.slug}:{day}", partition_key=framework.slug)
 
 
 derived_tables_sensor = dg.AutomationConditionSensorDefinition(
