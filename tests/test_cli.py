@@ -82,8 +82,13 @@ def test_the_shared_snapshot_loads_whole_and_a_rerun_changes_nothing(tmp_path):
     assert entries.height == 172
     assert papers.height == 172
     assert papers["cohort"].min() == "2025-Q1" and papers["cohort"].max() == "2026-Q2"
+    commits = table(tmp_path, "raw.git_commits", "framework, sha")
+    threads = table(tmp_path, "raw.github_threads", "framework, number")
+    assert (commits.height, threads.height) == (11_213, 286)
 
     second = run_cli(tmp_path, *args)
     assert second.returncode == 0, second.stderr[-3000:]
     assert table(tmp_path, "raw.arxiv_entries", "arxiv_id, version").equals(entries)
     assert table(tmp_path, "core.papers", "arxiv_id").equals(papers)
+    assert table(tmp_path, "raw.git_commits", "framework, sha").equals(commits)
+    assert table(tmp_path, "raw.github_threads", "framework, number").equals(threads)
