@@ -1,0 +1,260 @@
+"""The names a paper's method goes by: what code, docs and threads call it.
+
+Rules read the title and abstract (`title_prefix`: "DAPO: …"; `acronym`: "Group Sequence
+Policy Optimization (GSPO)" in the title or in a sentence that proposes something;
+`we_propose`: "we introduce REINFORCE++"; `named`: "called/dubbed X"), spelling
+`variant`s are derived from every name (`dr_grpo`, `drgrpo`, `reinforce_plus_plus`),
+and `overrides/aliases.csv` adds or removes names (`override`). Names of methods that
+predate the window (PPO, GRPO, …) are never a paper's alias unless an override says so:
+a 2025 paper that mentions GRPO does not own it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from assets.overrides import OVERRIDES_DIR, read_override_csv
+
+ALIASES_OVERRIDES = OVERRIDES_DIR / "aliases.csv"
+
+ALIAS_SCHEMA = {
+    "arxiv_id": pl.Utf8,
+    "alias": pl.Utf8,
+    "normalized": pl.Utf8,
+    "source": pl.Utf8,
+    "ambiguous": pl.Boolean,
+    "case_sensitive": pl.Boolean,
+}
+
+ALIAS_OVERRIDE_COLUMNS = {"arxiv_id": pl.Utf8, "alias": pl.Utf8, "action": pl.Utf8}
+ALIAS_OVERRIDE_ACTIONS = ("add", "remove")
+
+#: Which source a name keeps when several rules find it (first wins).
+SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "variant")
+
+#: Names established before the window (methods, model families, field jargon,
+#: benchmarks): matched as normalized names, never a 2025–2026 paper's alias.
+ESTABLISHED_NAMES = frozenset(
+    {
+        # methods and estimators
+        "PPO", "GRPO", "DPO", "RLOO", "ReMax", "REINFORCE", "TRPO", "A2C", "A3C", "GAE", "SAC",
+        "SimPO", "KTO", "ORPO", "IPO", "CPO", "RAFT", "ReST", "STaR", "VinePPO", "Online DPO",
+        "iterative DPO", "Best-of-N", "BoN", "MCTS", "DQN", "TD", "KL", "NLL", "EMA", "Muon", "Adam",
+        "AdamW", "LoRA", "QLoRA", "DPO-Positive", "PRIME-RL",
+        # field jargon
+        "RL", "RLHF", "RLAIF", "RLVR", "RFT", "ReFT", "SFT", "LLM", "LLMs", "LM", "LRM", "VLM", "MLLM",
+        "MoE", "CoT", "Long-CoT", "PRM", "ORM", "RM", "PG", "MDP", "POMDP", "OOD", "SOTA", "AI", "AGI",
+        "GPU", "TPU", "FP16", "BF16", "FP8", "FP32", "IS", "TIS", "KV", "API", "QA", "NLP", "GUI",
+        "R1", "o1", "o3", "R1-Zero", "Zero-RL", "RL-Zero",
+        # model families and benchmarks the abstracts cite
+        "Qwen", "Qwen2.5", "Qwen3", "Llama", "Llama3", "Mistral", "Gemma", "GPT-4", "GPT-4o", "DeepSeek",
+        "DeepSeek-V3", "AIME", "AMC", "MATH", "MATH500", "GSM8K", "HumanEval", "MBPP", "LiveCodeBench",
+        "Codeforces", "MMLU", "GPQA", "ALFWorld", "WebShop", "SWE-bench",
+        "IOI", "IMO", "ICPC", "GenRM", "IRL", "DAAs", "DAA",
+    }
+)
+
+_SEPARATORS = r"[\s\-_.]+"
+#: A method name: a capitalised token, optionally with -, . or digits inside and ++ after
+#: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), or "Dr. GRPO"-style honorific names.
+_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:\+\+)?)"
+_LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
+_WE_PROPOSE = (
+    r"(?i:\b(?:we|this (?:paper|work))\s+(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?)\s+)"
+    r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
+    + _LATEX_WRAP
+    + "(" + _NAME + r")(\s+[A-Z][a-z])?(\}?\s*[,(])?"
+)
+_NAMED = (
+    r"(?i:\b(?:named|namely|called|dubbed|termed|coined)\s+(?:as\s+)?)"
+    + _LATEX_WRAP
+    + r"[\"'“]?("
+    + _NAME
+    + r")(\s+[A-Z][a-z])?"
+)
+_ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
+_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|term|call|name|dub|coin)"
+#: Words that open a title prefix which is a phrase, not a name ("Understanding R1-Zero-Like Training:").
+_PHRASE_OPENERS = r"(?i)^(?:part|on|towards?|beyond|understanding|rethinking|revisiting|learning|from|back|when|why|how|what|is|are|do|does|can|the|a|an)\b"
+_ROMAN = r"^[IVX]+$"
+#: A sentence ends at . ! ? after a lower-case word or digit, so "Dr. GRPO" stays whole.
+_SENTENCE_END = r"([a-z0-9)%]{2}[.!?])\s+([A-Z])"
+
+#: A name counts when one of its words looks like one: two capitals (DAPO, DeepEyes), a
+#: digit beside letters (INTELLECT-2), ++, or a single capitalised word of a title prefix.
+_NAME_LIKE = r"(?:[A-Z]\S*[A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|\+\+)"
+
+
+def normalized_name(name: pl.Expr) -> pl.Expr:
+    """Lower case without spaces, hyphens, underscores or dots: `Dr. GRPO`, `dr_grpo` → `drgrpo`."""
+    return name.str.to_lowercase().str.replace_all(_SEPARATORS, "")
+
+
+_ESTABLISHED_NORMALIZED = pl.select(normalized_name(pl.Series(sorted(ESTABLISHED_NAMES)))).to_series().to_list()
+
+
+def _clean(name: pl.Expr) -> pl.Expr:
+    """Trim punctuation around a found name and the plural `s` of an acronym (PRMs → PRM)."""
+    trimmed = name.str.strip_chars().str.strip_chars(",;:'\"“”()")
+    trimmed = pl.when(trimmed.str.ends_with(".") & ~trimmed.str.contains(r"\.\s?[A-Z]")).then(
+        trimmed.str.strip_chars_end(".")
+    ).otherwise(trimmed)
+    return pl.when(trimmed.str.contains(r"[A-Z]{2,}s$")).then(trimmed.str.strip_chars_end("s")).otherwise(trimmed)
+
+
+def _found(
+    frame: pl.DataFrame,
+    text: str,
+    pattern: str,
+    source: str,
+    *,
+    runs_on_group: bool = False,
+    delimited: bool = False,
+    loose: bool = False,
+) -> pl.DataFrame:
+    """Group 1 of every match of `pattern`; a match whose group 2 is set (the name runs on
+    into a capitalised word: "we propose Group-in-Group Policy …") is the start of a long
+    form, not a name, and is dropped."""
+    matches = (
+        frame.select("arxiv_id", match=pl.col(text).str.extract_all(pattern))
+        .explode("match")
+        .drop_nulls("match")
+    )
+    if runs_on_group:
+        matches = matches.filter(pl.col("match").str.extract(pattern, 2).is_null())
+    # A single capitalised word counts as a name where the text sets it apart: in
+    # parentheses (Lopti) or right after "we propose" before a comma (Intuitor, …).
+    set_apart = pl.lit(True) if loose else pl.col("match").str.extract(pattern, 3).is_not_null() if delimited else pl.lit(False)
+    return matches.select(
+        "arxiv_id", alias=pl.col("match").str.extract(pattern, 1), source=pl.lit(source), set_apart=set_apart
+    )
+
+
+def _title_prefixes(papers: pl.DataFrame) -> pl.DataFrame:
+    """Names before the title's colon ("DAPO: …", "GTPO and GRPO-S: …"), or a one-word title."""
+    prefix = pl.col("title").str.extract(r"^([^:]{2,60}):\s").str.strip_chars()
+    one_word = pl.when(pl.col("title").str.contains(r"^\S+$")).then(pl.col("title"))
+    return (
+        papers.select("arxiv_id", prefix=pl.coalesce(prefix, one_word))
+        .drop_nulls("prefix")
+        .filter(~pl.col("prefix").str.contains(_PHRASE_OPENERS))
+        # "GTPO and GRPO-S: …" names two methods; "Orchestrating Tokens and Sequences: …" none.
+        .with_columns(parts=pl.col("prefix").str.split(" and "))
+        .with_columns(
+            alias=pl.when(pl.col("parts").list.eval(pl.element().str.contains(_NAME_LIKE)).list.all())
+            .then(pl.col("parts"))
+            .otherwise(pl.concat_list(pl.col("prefix")))
+        )
+        .explode("alias")
+        .with_columns(alias=pl.col("alias").str.strip_chars(), words=pl.col("alias").str.count_matches(r"\S+"))
+        .filter(
+            ((pl.col("words") == 1) & pl.col("alias").str.contains(r"^[A-Z]"))
+            | ((pl.col("words") == 2) & pl.col("alias").str.contains(_NAME_LIKE))
+        )
+        .filter(~pl.col("alias").str.contains(_ROMAN))
+        .select("arxiv_id", "alias", source=pl.lit("title_prefix"), set_apart=pl.lit(True))
+    )
+
+
+def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
+    return (
+        papers.select(
+            "arxiv_id",
+            sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
+        )
+        .explode("sentence")
+        .filter(pl.col("sentence").str.contains(_PROPOSAL_SENTENCE))
+    )
+
+
+def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
+    """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
+    the established names are dropped and variants added."""
+    sentences = _proposal_sentences(papers)
+    found = pl.concat(
+        [
+            _title_prefixes(papers),
+            _found(papers, "title", _ACRONYM, "acronym"),
+            _found(sentences, "sentence", _ACRONYM, "acronym", loose=True),
+            _found(sentences, "sentence", _WE_PROPOSE, "we_propose", runs_on_group=True, delimited=True),
+            _found(sentences, "sentence", _NAMED, "named", runs_on_group=True),
+        ]
+    )
+    return (
+        found.with_columns(alias=_clean(pl.col("alias")))
+        .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
+        .filter(normalized_name(pl.col("alias")).str.len_chars() >= 3)
+        .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED))
+        .drop("set_apart")
+    )
+
+
+def spelling_variants(names: pl.DataFrame) -> pl.DataFrame:
+    """Spellings code uses for each name: snake case (`dr_grpo`, `reinforce_plus_plus`)
+    and compact lower case (`drgrpo`)."""
+    lower = pl.col("alias").str.to_lowercase()
+    snake = (
+        lower.str.replace_all(r"\+\+", "_plus_plus")
+        .str.replace_all(_SEPARATORS, "_")
+        .str.replace_all(r"_+", "_")
+        .str.strip_chars("_")
+    )
+    compact = lower.str.replace_all(_SEPARATORS, "")
+    return (
+        names.select("arxiv_id", "alias", snake=snake, compact=compact)
+        .unpivot(index=["arxiv_id", "alias"], value_name="variant")
+        # Lower case alone adds nothing the normalized form does not, and would turn
+        # an acronym (PRIME) into an English word (prime).
+        .filter(pl.col("variant") != pl.col("alias").str.to_lowercase())
+        .select("arxiv_id", alias=pl.col("variant"), source=pl.lit("variant"))
+    )
+
+
+def read_alias_overrides(path: Path = ALIASES_OVERRIDES) -> pl.DataFrame:
+    """overrides/aliases.csv: `arxiv_id`, `alias`, `action` (add or remove), `reason`."""
+    return read_override_csv(
+        path, ALIAS_OVERRIDE_COLUMNS, allowed={"action": ALIAS_OVERRIDE_ACTIONS}, unique=["arxiv_id", "alias"]
+    )
+
+
+def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:
+    """One row per (arxiv_id, alias): the name as written, its `normalized` form, the
+    `source` that found it, `ambiguous` (two or more papers claim the normalized name) and
+    `case_sensitive` (a short all-capital acronym: case-sensitive in prose, a whole
+    identifier token in code).
+
+    `overrides` has `arxiv_id`, `alias`, `action` (add: keep even an established name;
+    remove: drop the name and its variants); `reason` is not used here.
+    """
+    removed = overrides.filter(pl.col("action") == "remove").select(
+        "arxiv_id", normalized=normalized_name(pl.col("alias"))
+    )
+    added = overrides.filter(pl.col("action") == "add").select("arxiv_id", "alias", source=pl.lit("override"))
+    names = (
+        rule_aliases(papers)
+        .with_columns(normalized=normalized_name(pl.col("alias")))
+        .join(removed, on=["arxiv_id", "normalized"], how="anti")
+        .drop("normalized")
+    )
+    names = pl.concat([added, names])
+    order = pl.col("source").replace_strict(SOURCES, list(range(len(SOURCES))), return_dtype=pl.Int32)
+    found = (
+        pl.concat([names, spelling_variants(names)])
+        .with_columns(normalized=normalized_name(pl.col("alias")), priority=order)
+        .sort("arxiv_id", "priority", "alias")
+        .unique(["arxiv_id", "alias"], keep="first", maintain_order=True)
+    )
+    letters = pl.col("alias").str.replace_all(r"[^A-Za-z]", "")
+    return (
+        found.with_columns(
+            ambiguous=pl.col("arxiv_id").n_unique().over("normalized") > 1,
+            case_sensitive=~pl.col("alias").str.contains(r"[a-z]")
+            & (letters.str.len_chars() >= 2)
+            & (letters.str.len_chars() <= 8),
+        )
+        .select(list(ALIAS_SCHEMA))
+        .cast(ALIAS_SCHEMA)
+        .sort("arxiv_id", "alias")
+    )

@@ -1,0 +1,185 @@
+"""Method names from titles and abstracts, their spellings, ambiguity, case rules and overrides."""
+
+import polars as pl
+import pytest
+
+from assets.aliases import (
+    ALIAS_OVERRIDE_COLUMNS,
+    ALIAS_SCHEMA,
+    ESTABLISHED_NAMES,
+    normalized_name,
+    paper_aliases_of,
+    read_alias_overrides,
+)
+from tests.helpers import REPO_ROOT
+
+NO_OVERRIDES = pl.DataFrame(schema={**ALIAS_OVERRIDE_COLUMNS, "reason": pl.Utf8})
+
+
+def papers(*rows: tuple[str, str, str]) -> pl.DataFrame:
+    return pl.DataFrame(rows, schema={"arxiv_id": pl.Utf8, "title": pl.Utf8, "abstract": pl.Utf8}, orient="row")
+
+
+def overrides(*rows: tuple[str, str, str]) -> pl.DataFrame:
+    return pl.DataFrame([(*row, "a reason") for row in rows], schema=NO_OVERRIDES.schema, orient="row")
+
+
+def names(frame: pl.DataFrame, arxiv_id: str, *, variants: bool = False) -> dict[str, str]:
+    rows = frame.filter(pl.col("arxiv_id") == arxiv_id)
+    if not variants:
+        rows = rows.filter(pl.col("source") != "variant")
+    return dict(rows.select("alias", "source").iter_rows())
+
+
+def test_the_table_has_exactly_the_contract_columns():
+    result = paper_aliases_of(papers(("2503.1", "DAPO: An Open-Source System", "")), NO_OVERRIDES)
+    assert result.schema == pl.Schema(ALIAS_SCHEMA)
+    assert result.columns == ["arxiv_id", "alias", "normalized", "source", "ambiguous", "case_sensitive"]
+
+
+def test_title_prefix_title_acronym_proposal_and_naming_rules():
+    result = paper_aliases_of(
+        papers(
+            ("1", "DAPO: An Open-Source LLM Reinforcement Learning System at Scale", "We release it."),
+            ("2", "Group Sequence Policy Optimization", "This paper introduces Group Sequence Policy Optimization (GSPO), our algorithm."),
+            ("3", "A Simple Approach", "To solve this, we introduce REINFORCE++, a critic-free framework."),
+            ("4", "The Entropy Mechanism", "Specifically, we propose two simple yet effective techniques, namely Clip-Cov and KL-Cov."),
+            ("5", "GTPO and GRPO-S: Token and Sequence-Level Reward Shaping", ""),
+            ("6", "Learning to Reason without Rewards", "We propose Intuitor, an RLIF method that uses self-certainty."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"DAPO": "title_prefix"}
+    assert names(result, "2") == {"GSPO": "acronym"}
+    assert names(result, "3") == {"REINFORCE++": "we_propose"}
+    assert names(result, "4") == {"Clip-Cov": "named"}
+    assert names(result, "5") == {"GTPO": "title_prefix", "GRPO-S": "title_prefix"}
+    assert names(result, "6") == {"Intuitor": "we_propose"}
+
+
+def test_phrases_are_not_names():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Understanding R1-Zero-Like Training: A Critical Perspective", ""),
+            ("2", "Part II: ROLL Flash -- Accelerating RLVR", ""),
+            ("3", "Clipping Bottleneck: Stabilizing RLVR", ""),
+            ("4", "Orchestrating Tokens and Sequences: Dynamic Hybrid Policy Optimization", ""),
+            # The start of a long form is not a name: "Group-in-Group" runs on into "Policy".
+            ("5", "Training LLM Agents", "In this work, we propose Group-in-Group Policy Optimization (GiGPO), a novel RL algorithm."),
+            # A parenthesised acronym outside a sentence that proposes something is a citation.
+            ("6", "A Study of Things", "Some popular examples include Simple Preference Optimization (SimPO) and TOPLOC (TPL)."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {}
+    assert names(result, "2") == {}
+    assert names(result, "3") == {}
+    assert names(result, "4") == {}
+    assert names(result, "5") == {"GiGPO": "acronym"}
+    assert names(result, "6") == {}
+
+
+def test_established_names_are_never_aliases_unless_an_override_adds_them():
+    rows = papers(
+        ("1", "GRPO: revisited", "We propose GRPO (GRPO) and we introduce PPO, a method; (RLHF) is named RL."),
+        ("2", "SEED-GRPO: Semantic Entropy Enhanced GRPO", "We propose SEED-GRPO (Semantic Entropy EnhanceD GRPO)."),
+    )
+    assert names(paper_aliases_of(rows, NO_OVERRIDES), "1") == {}
+    # Containing an established name is not being one.
+    assert names(paper_aliases_of(rows, NO_OVERRIDES), "2") == {"SEED-GRPO": "title_prefix"}
+    added = paper_aliases_of(rows, overrides(("1", "GRPO", "add")))
+    assert names(added, "1") == {"GRPO": "override"}
+    assert {"PPO", "GRPO", "DPO", "RLOO", "ReMax", "REINFORCE", "KL", "RL", "LLM", "SFT", "RLHF"} <= ESTABLISHED_NAMES
+
+
+def test_acronyms_inside_words_are_not_taken_and_plural_acronyms_lose_their_s():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Reward Modeling as Reasoning", "We introduce a new class, Reasoning Reward Models (ReasRMs), trained with RL."),
+            ("2", "A Study of Things", "We present RLSPlike results and propose (PPOs) to be (LLMs)."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"ReasRM": "acronym"}
+    # "RLSPlike" is one word, so no name "RLSP" comes out of it; plural established names stay out.
+    assert "RLSP" not in names(result, "2")
+    assert "PPO" not in names(result, "2") and "LLM" not in names(result, "2")
+
+
+@pytest.mark.parametrize("spelling", ["Dr. GRPO", "Dr.GRPO", "dr_grpo", "drgrpo", "Dr GRPO", "dr-grpo"])
+def test_dr_grpo_spellings_share_one_normalized_name(spelling):
+    result = paper_aliases_of(
+        papers(("2503.20783", "Understanding R1-Zero-Like Training: A Critical Perspective",
+                "To address this, we introduce Dr. GRPO, an unbiased optimization method.")),
+        NO_OVERRIDES,
+    )
+    assert set(result["alias"]) == {"Dr. GRPO", "dr_grpo", "drgrpo"}
+    assert set(result["normalized"]) == {"drgrpo"}
+    assert pl.select(normalized_name(pl.lit(spelling))).item() == "drgrpo"
+
+
+def test_reinforce_plus_plus_has_a_snake_case_variant_and_keeps_its_pluses():
+    result = paper_aliases_of(papers(("2501.03262", "REINFORCE++: A Simple and Efficient Approach", "")), NO_OVERRIDES)
+    rows = {alias: (normalized, source) for alias, normalized, source in result.select("alias", "normalized", "source").iter_rows()}
+    assert rows == {
+        "REINFORCE++": ("reinforce++", "title_prefix"),
+        "reinforce_plus_plus": ("reinforceplusplus", "variant"),
+    }
+
+
+def test_a_name_claimed_by_two_papers_is_ambiguous_for_both():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Perception-Aware Policy Optimization", "We propose Perception-Aware Policy Optimization (PAPO), an extension of GRPO."),
+            ("2", "Entropy Polarity in Fine-Tuning", "We introduce Polarity-Aware Policy Optimization (PAPO) for entropy control."),
+            ("3", "VAPO: Efficient RL", ""),
+        ),
+        NO_OVERRIDES,
+    )
+    ambiguous = dict(result.filter(pl.col("source") != "variant").select("arxiv_id", "ambiguous").iter_rows())
+    assert ambiguous == {"1": True, "2": True, "3": False}
+
+
+def test_short_all_capital_acronyms_are_case_sensitive():
+    result = paper_aliases_of(
+        papers(
+            ("1", "PRIME: x", ""),
+            ("2", "DeepEyes: x", ""),
+            ("3", "INTELLECT-2: x", ""),
+            ("4", "Dr. GRPO: x", ""),
+            ("5", "CE-GPPO: x", ""),
+        ),
+        NO_OVERRIDES,
+    )
+    flags = dict(result.filter(pl.col("source") != "variant").select("alias", "case_sensitive").iter_rows())
+    assert flags == {"PRIME": True, "DeepEyes": False, "INTELLECT-2": False, "Dr. GRPO": False, "CE-GPPO": True}
+    # A lower-case copy of an acronym would be an English word ("prime"): not a variant.
+    assert "prime" not in result["alias"].to_list()
+
+
+def test_override_removal_drops_the_name_and_its_variants():
+    rows = papers(("2506.06122", "Reinforcement Learning Optimization", "We introduce ROLL, an efficient library."),
+                  ("9", "SEED-GRPO: x", ""))
+    assert "ROLL" in names(paper_aliases_of(rows, NO_OVERRIDES), "2506.06122")
+    result = paper_aliases_of(rows, overrides(("2506.06122", "roll", "remove"), ("9", "seed_grpo", "remove")))
+    assert result.filter(pl.col("arxiv_id") == "2506.06122").height == 0
+    assert result.filter(pl.col("arxiv_id") == "9").height == 0
+
+
+def test_a_one_word_title_is_a_name():
+    result = paper_aliases_of(papers(("2506.10910", "Magistral", "We introduce Magistral, a reasoning model.")), NO_OVERRIDES)
+    assert names(result, "2506.10910") == {"Magistral": "title_prefix"}
+
+
+def test_one_row_per_paper_and_alias():
+    result = paper_aliases_of(
+        papers(("1", "DAPO: x", "We propose the Decoupled Clip and Dynamic sAmpling Policy Optimization (DAPO) algorithm.")),
+        overrides(("1", "DAPO", "add")),
+    )
+    assert result.rows() == [("1", "DAPO", "dapo", "override", False, True)]
+
+
+def test_the_repository_alias_overrides_are_valid():
+    frame = read_alias_overrides(REPO_ROOT / "overrides" / "aliases.csv")
+    assert frame.height > 0
+    assert frame["reason"].str.len_chars().min() > 10

@@ -1,0 +1,76 @@
+"""Curation CSVs: typed rows with a reason, or an error naming the file, line and reason."""
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from assets.overrides import OverrideError, read_override_csv
+
+COLUMNS = {"arxiv_id": pl.Utf8, "is_general": pl.Boolean, "params_b": pl.Float64, "kind": pl.Utf8}
+KINDS = ("clip", "mask")
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "screening.csv"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def read(path: Path) -> pl.DataFrame:
+    return read_override_csv(path, COLUMNS, required=["arxiv_id"], allowed={"kind": KINDS}, unique=["arxiv_id"])
+
+
+def test_rows_are_typed_and_blank_optional_cells_are_null(tmp_path):
+    path = write(
+        tmp_path,
+        "arxiv_id,is_general,params_b,kind,reason\n"
+        "# a comment line\n"
+        "2501.00001,true,32,clip,the abstract says so\n"
+        "2501.00002,No,,,\"a reason, with a comma\"\n",
+    )
+    frame = read(path)
+    assert frame.schema == pl.Schema({**COLUMNS, "reason": pl.Utf8})
+    assert frame.rows() == [
+        ("2501.00001", True, 32.0, "clip", "the abstract says so"),
+        ("2501.00002", False, None, None, "a reason, with a comma"),
+    ]
+
+
+def test_absent_and_header_only_files_give_an_empty_frame_with_the_schema(tmp_path):
+    for frame in (read(tmp_path / "absent.csv"), read(write(tmp_path, "arxiv_id,is_general,params_b,kind,reason\n"))):
+        assert frame.height == 0
+        assert frame.columns == ["arxiv_id", "is_general", "params_b", "kind", "reason"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("arxiv_id,is_general,params_b,reason\n", 1, "missing column(s) ['kind']"),
+        ("arxiv_id,is_general,params_b,kind,reason,extra\n", 1, "unknown column(s) ['extra']"),
+        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,clip,ok\n2501.2,true,1,clip\n", 3, "4 fields"),
+        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,clip,ok\n2501.2,true,1,clip,  \n", 3, "empty reason"),
+        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,maybe,1,clip,ok\n", 2, "'is_general' must be Boolean"),
+        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,32B,clip,ok\n", 2, "'params_b' must be Float64"),
+        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,weight,ok\n", 2, "unknown 'kind' 'weight'"),
+        ("arxiv_id,is_general,params_b,kind,reason\n,true,1,clip,ok\n", 2, "empty 'arxiv_id'"),
+        (
+            "arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,clip,ok\n2501.2,true,1,clip,ok\n2501.1,false,1,clip,no\n",
+            4,
+            "duplicate ['arxiv_id'] (first on line 2)",
+        ),
+    ],
+)
+def test_a_malformed_row_names_the_file_the_line_and_the_reason(tmp_path, text, line, words):
+    path = write(tmp_path, text)
+    with pytest.raises(OverrideError) as raised:
+        read(path)
+    message = str(raised.value)
+    assert message.startswith(f"{path}:{line}: ")
+    assert words in message
+
+
+def test_reason_is_required_even_when_the_caller_relaxes_every_other_column(tmp_path):
+    path = write(tmp_path, "arxiv_id,is_general,params_b,kind,reason\n2501.1,,,,\n")
+    with pytest.raises(OverrideError, match=r"screening.csv:2: empty reason"):
+        read_override_csv(path, COLUMNS, required=[])
