@@ -1,0 +1,251 @@
+"""Screening rules and the features the study compares, read from title, abstract and comment.
+
+Every rule is a named regular expression with a weight, so a verdict can always say why
+(`screening_reasons`) and people can argue with a rule rather than with a number.
+
+- `screening_verdicts`: does the paper propose a general RL training method for language
+  models (a loss, advantage estimator, clipping/masking/weighting scheme, sampling or
+  regularization), as opposed to an application, benchmark, survey, system or model report?
+- `policy_sizes`: the largest policy the paper trained, in billions of parameters, from
+  model names and sizes (`Qwen2.5-32B`, `7B and 32B`, `235B-A22B` → 235, `1T` → 1000),
+  ignoring sizes of compared, teacher or data-collection models, active parameters and
+  token counts.
+- `loss_change_kinds`: coefficient, clip, mask, weight, new_objective or none, with the cue.
+- `code_links`: a code repository linked from the abstract or comment (not a dataset,
+  model card, project page or documentation).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+LOSS_CHANGE_KINDS = ("coefficient", "clip", "mask", "weight", "new_objective", "none")
+LARGE_POLICY_B = 30.0
+
+#: Screening threshold: a paper with this score or more proposes a general RL method.
+GENERAL_METHOD_THRESHOLD = 3
+
+# -- text fields ------------------------------------------------------------------------
+
+#: A sentence ends at . ! ? after a lower-case word or digit ("Dr. GRPO" stays whole).
+_SENTENCE_END = r"([a-z0-9)%\]}]{2}[.!?])\s+([A-Z])"
+_PROPOSAL = r"(?i)\b(?:we|this (?:paper|work|note)|our)\b[^.]{0,80}\b(?:propos|introduc|present|develop|design|deriv|devis)"
+
+
+def _with_text(papers: pl.DataFrame) -> pl.DataFrame:
+    """`title`, `body` (abstract and comment) and `proposal` (the sentences of the abstract
+    that propose something), all as plain text."""
+    body = pl.concat_str([pl.col("abstract").fill_null(""), pl.col("comment").fill_null("")], separator=" || ")
+    sentences = pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n")
+    return papers.select(
+        "arxiv_id",
+        title=pl.col("title").fill_null(""),
+        body=body,
+        proposal=sentences.list.eval(pl.element().filter(pl.element().str.contains(_PROPOSAL))).list.join(" "),
+    )
+
+
+# -- is it a general RL training method? -------------------------------------------------
+
+_SYSTEM = r"(?i)\b(?:system|infrastructure|throughput|GPU (?:utili[sz]ation|bubbles|clusters?)|disaggregat\w*|asynchronous (?:RL|training|system)|pipelin\w* (?:parallel|schedul)|scheduling|speedup|parallelism|library|weight synchroni[sz]ation|communication|accelerator|hardware efficiency|utili[sz]ation)\b"
+
+#: (reason code, weight, field, pattern). Fields: title, body (abstract and comment),
+#: proposal (the sentences that propose something), text (title and body).
+SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
+    # What makes it RL for language models at all.
+    ("rl_context", 1, "text", r"(?i)reinforcement learning|\bRL(?:VR|HF)?\b|polic(?:y|ies)|\bGRPO\b|\bPPO\b|REINFORCE"),
+    # A leading "!" negates: the rule fires when the pattern does not match.
+    ("no_rl_context", -4, "text", r"!(?i)reinforcement|\bRL|polic(?:y|ies)|GRPO|PPO|REINFORCE|reward"),
+    # Method cues.
+    ("title_policy_optimization", 3, "title", r"(?i:policy optimi[sz]ation|policy gradient|trust region)|\b[A-Z][\w-]*PO\b|-GRPO\b|\bGRPO-|\bREINFORCE\b|\bReinforce\b"),
+    ("title_rl_mechanism", 2, "title", r"(?i)clip|entropy|advantage|baseline|exploration|off-policy|on-policy|KL\b|token|reward (?:shap|estimat)|rollouts|sampling|regulari[sz]|loss"),
+    ("names_an_algorithm", 3, "proposal", r"(?i)\b(?:algorithms?\b|policy optimi[sz]ation \()"),
+    ("proposes_algorithm", 2, "proposal", r"(?i)\b(?:algorithm|optimization method|method for (?:training|fine-tuning|optimi[sz]ing)|objective|estimator|regulari[sz]\w*|policy optimi[sz]ation|policy gradient|advantage|clip\w*|weigh(?:t)?ing|re-?weigh\w*|unbiased gradients?|baseline|loss|surrogate|trust region|mask\w*|normali[sz]ation|importance (?:sampling|ratio|weight))"),
+    ("rl_mechanism", 1, "body", r"(?i)\badvantages?\b|\bclip(?:ping|ped)?\b|importance (?:sampling|ratio|weight)|trust region|entropy|\bbaselines?\b|credit assignment|\bKL\b|Kullback"),
+    ("gradient_or_objective", 1, "body", r"(?i)policy gradient|gradient (?:estimat|update|signal)|\bobjective\b|surrogate|loss function"),
+    ("sampling_or_reward", 1, "proposal", r"(?i)\bsampl\w*|rollouts?\b|exploration|experience replay|reward (?:signals?|shaping|estimation|normali[sz]ation)"),
+    ("general_rl_setting", 1, "body", r"(?i)RLVR|verifiable rewards?|RLHF|mathematical reasoning|reasoning (?:tasks|benchmarks|capabilit)"),
+    # Not a training method: systems, model reports, applications, studies, other fields.
+    ("system_proposed", -3, "proposal", _SYSTEM),
+    ("system_mentioned", -1, "body", _SYSTEM),
+    ("system_title", -3, "title", r"(?i)\b(?:system|framework|infrastructure|library|asynchron\w*|scalable|scaling library|efficient (?:RL|large-scale))\b|Flash\b|Stream"),
+    ("model_report", -4, "body", r"(?i)(?:this|our) (?:technical )?report|open-weight|mixture-of-experts \(MoE\) (?:model|architecture)|total parameters|\d+[ -](?:billion|trillion)[ -](?:total )?parameters?|our (?:latest|first)[\w\s-]{0,30}model|we (?:introduce|present) [\w.-]+, (?:a|an|the|our)\b[^.]{0,60}\bmodel\b"),
+    ("model_report_title", -4, "title", r"(?i)technical report|^[\w.-]+$|DeepSeek-|Kimi|Magistral"),
+    ("application", -3, "body", r"(?i)e-commerce|recommend\w*|search relevance|livestream\w*|\bGUI\b|audio|image-to-video|video generation|text-to-image|auto-?bidding|advertis\w*|medical|spatio-temporal|itinerar\w*|user simulation|logic puzzles|web (?:navigation|agents)|thinking with images|computer-use|grounding"),
+    ("multimodal", -1, "body", r"(?i)vision-language|\bVLMs?\b|multimodal|omni-modal|visual"),
+    ("benchmark_or_data", -2, "body", r"(?i)\b(?:benchmark suite|new benchmark|we (?:create|release|curate|construct) [\w\s,-]{0,40}dataset|dataset comprising|collection of [\w\s-]{0,30}(?:games|environments)|task synthesis|synthesi[sz]\w* (?:tasks|data|dialogues)|data (?:pipeline|construction|curation))"),
+    ("study", -2, "body", r"(?i)\b(?:we (?:conduct|present) (?:a|the first) [\w\s-]{0,30}(?:study|analysis|exploration)|systematic(?:ally)? (?:review|study|investigat\w*)|case study|pitfalls|this note|we point out|empirical study|scaling (?:trends|law))"),
+    ("not_rl_training", -4, "body", r"(?i)\b(?:without (?:a verifier, a teacher model, or )?reinforcement learning|supervised fine-tuning \(SFT\) for the|cross-tokenizer|diffusion models|optimizer based on|continual learning|outliers in (?:large )?language models|self-distillation fine-tuning)"),
+    ("task_specific", -2, "title", r"(?i)e-commerce|recommend|audio|video|image|GUI|search agents?|agentic search|agents? for|tool use|tool-integrated|multimodal|omni|relevance"),
+)
+
+_FIELD = {
+    "title": pl.col("title"),
+    "body": pl.col("body"),
+    "proposal": pl.col("proposal"),
+    "text": pl.concat_str([pl.col("title"), pl.col("body")], separator=" . "),
+}
+
+
+def screening_verdicts(papers: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id`, `is_general_rl_method`, `screening_score` (sum of the weights of the
+    rules that fire) and `screening_reasons` (their codes, `-` before a negative one)."""
+    text = _with_text(papers)
+    fired = {
+        name: ~_FIELD[field].str.contains(pattern[1:]) if pattern.startswith("!") else _FIELD[field].str.contains(pattern)
+        for name, _, field, pattern in SCREENING_RULES
+    }
+    score = pl.sum_horizontal([pl.when(fired[name]).then(weight).otherwise(0) for name, weight, _, _ in SCREENING_RULES])
+    reasons = pl.concat_list(
+        [pl.when(fired[name]).then(pl.lit(name if weight > 0 else f"-{name}")) for name, weight, _, _ in SCREENING_RULES]
+    ).list.drop_nulls()
+    return text.select(
+        "arxiv_id",
+        is_general_rl_method=score >= GENERAL_METHOD_THRESHOLD,
+        screening_score=score.cast(pl.Int32),
+        screening_reasons=reasons,
+    )
+
+
+# -- policy size --------------------------------------------------------------------------
+
+#: A parameter count: `32B`, `1.5B`, `235B-A22B` (total-active), `1T`, `32 billion`,
+#: `80-billion`. The number may not continue another number or word (GSM8K, Qwen3 stay out).
+_SIZE_TOKEN = (
+    r"(?:(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[BT])(?:-A\d+(?:\.\d+)?B)?\b"
+    r"|(?P<wnum>\d+(?:\.\d+)?)[\s-]*(?P<wunit>billion|trillion)\b)"
+)
+#: What comes before a size (same clause, after the previous size) and the two words after.
+_SIZE_MENTION = r"(?P<before>[^,;:]{0,60}?)(?:^|[^\w.])" + _SIZE_TOKEN + r"(?P<after>[\w\-]*(?:[\s)]+[A-Za-z][\w\-]*){0,2})"
+#: Sizes that are not a policy the paper trained: a compared, teacher or data-collection
+#: model, the active parameters of a mixture of experts.
+_NOT_TRAINED_BEFORE = (
+    r"(?i)(?:outperform\w*|surpass\w*|compared|\bthan\b|\bmatch(?:es|ing)?\b|rival\w*|comparable|\bupon\b|\beg\b|"
+    r"such as|versus|\bvs\b|\bbeat\w*|exceed\w*|collection policy|activat\w*|teacher|distill(?:ing|ed)?|previously reported)"
+)
+#: ... unless the model is what the paper trains on ("surpassing X on the Qwen3-32B").
+_TRAINED_ON = r"(?i)\b(?:on|with|using|train\w*|fine-tun\w*|our)\b"
+#: Sizes that count tokens or data, or name a dataset (`OpenR1-32B-Traces dataset`).
+_NOT_A_MODEL_AFTER = (
+    r"(?i)\b(?:tokens?|activ\w*|teacher|distilled|data(?:set)?s?|traces|corpus|benchmarks?|prompts|problems|samples|"
+    r"examples|questions|trajector\w*)\b|^-?(?:traces|data|set|mix|prompts)"
+)
+
+
+def policy_sizes(papers: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id`, `policy_params_b` (largest policy trained, billions; null when the text
+    names none), `large_policy` (≥ 30B; null when unknown) and `policy_size_cue` (the
+    words that gave the size)."""
+    text = pl.concat_str(
+        [pl.col("title").fill_null(""), pl.col("abstract").fill_null(""), pl.col("comment").fill_null("")],
+        separator=" . ",
+    ).str.replace_all(r"\b(?:e\.g|i\.e)\.,?", "eg")
+    mentions = (
+        papers.select("arxiv_id", mention=text.str.extract_all(_SIZE_MENTION))
+        .explode("mention")
+        .drop_nulls("mention")
+        .with_columns(groups=pl.col("mention").str.extract_groups(_SIZE_MENTION))
+        .unnest("groups")
+        .with_columns(
+            value=pl.coalesce(pl.col("num"), pl.col("wnum")).cast(pl.Float64),
+            trillions=pl.col("unit").eq("T") | pl.col("wunit").str.to_lowercase().eq("trillion"),
+        )
+        .with_columns(params_b=pl.when(pl.col("trillions")).then(pl.col("value") * 1000).otherwise(pl.col("value")))
+        .with_columns(
+            # The words between the last "not trained" cue and the size, if there is a cue.
+            since_cue=pl.col("before").fill_null("").str.extract("^.*" + _NOT_TRAINED_BEFORE.replace("(?i)", "(?i:") + ")(.*)$", 1)
+        )
+        .filter(
+            (pl.col("since_cue").is_null() | pl.col("since_cue").str.contains(_TRAINED_ON))
+            & ~pl.col("after").fill_null("").str.contains(_NOT_A_MODEL_AFTER)
+        )
+    )
+    largest = (
+        mentions.sort("params_b", descending=True)
+        .group_by("arxiv_id", maintain_order=True)
+        .first()
+        .select(
+            "arxiv_id",
+            policy_params_b="params_b",
+            policy_size_cue=pl.col("mention").str.slice(-45).str.strip_chars(),
+        )
+    )
+    return (
+        papers.select("arxiv_id")
+        .join(largest, on="arxiv_id", how="left")
+        .with_columns(large_policy=pl.col("policy_params_b") >= LARGE_POLICY_B)
+        .select("arxiv_id", "policy_params_b", "large_policy", "policy_size_cue")
+    )
+
+
+# -- loss change kind ---------------------------------------------------------------------
+
+#: (kind, pattern) in order of precedence when a paper's cues tie.
+LOSS_CHANGE_RULES: tuple[tuple[str, str], ...] = (
+    ("clip", r"(?i)\bclip(?:ping|ped|s)?\b|clip-higher|trust[- ]region"),
+    ("mask", r"(?i)\bmask(?:ing|ed|s)?\b|updates? only on|only (?:on|update)\w* (?:positive|high)|restrict\w* (?:policy )?gradient updates? to|suppress only extreme"),
+    ("weight", r"(?i)re-?weight\w*|weight(?:ing|ed|s)? (?:ratio|rewards?|tokens?|strategy|attempts)|advantage (?:estimat\w*|normali[sz]\w*|function|shaping|re-?weight\w*|reference|attribution|design)|\bbaselines?\b|credit|importance (?:sampling )?(?:ratios?|weights?)|up-?weights?|normali[sz]ation of advantages|reward normali[sz]ation|IS ratios|modulate|magnitude of (?:policy )?updates|entropy-weighted|weigh(?:t)?ing strategy"),
+    ("coefficient", r"(?i)coefficient|length normali[sz]\w*|normali[sz]ation terms?|entropy (?:bonus|regulari[sz]ation|control)|KL (?:penalty|control|divergence control)|length-unbiased|GAE"),
+    ("new_objective", r"(?i)\bnew (?:objective|loss)|objective|loss function|surrogate (?:loss|objective)|regulari[sz]er|\bloss\b|contrastive|geometric mean|reformulat\w*|distillation"),
+)
+
+
+def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id`, `loss_change_kind` and `loss_change_cue`: the kind whose cue appears
+    where it weighs most (title 3, a proposing sentence 2, elsewhere 1), or `none`."""
+    text = _with_text(papers)
+    scores, cues = [], []
+    for kind, pattern in LOSS_CHANGE_RULES:
+        in_title = pl.col("title").str.contains(pattern)
+        in_proposal = pl.col("proposal").str.contains(pattern)
+        in_body = pl.col("body").str.contains(pattern)
+        scores.append(
+            (in_title.cast(pl.Int32) * 3 + in_proposal.cast(pl.Int32) * 2 + in_body.cast(pl.Int32)).alias(kind)
+        )
+        cues.append(
+            pl.coalesce(
+                pl.col("title").str.extract("(" + pattern + ")", 1),
+                pl.col("proposal").str.extract("(" + pattern + ")", 1),
+                pl.col("body").str.extract("(" + pattern + ")", 1),
+            ).alias(f"{kind}_cue")
+        )
+    kinds = [kind for kind, _ in LOSS_CHANGE_RULES]
+    scored = text.select("arxiv_id", *scores, *cues)
+    best = pl.max_horizontal(kinds)
+    # The first kind (in precedence order) with the best score, if it scored in a proposal.
+    winner = pl.coalesce([pl.when(pl.col(kind) == best).then(pl.lit(kind)) for kind in kinds])
+    winner_cue = pl.coalesce([pl.when(pl.col(kind) == best).then(pl.col(f"{kind}_cue")) for kind in kinds])
+    decided = best >= 2
+    return scored.select(
+        "arxiv_id",
+        loss_change_kind=pl.when(decided).then(winner).otherwise(pl.lit("none")),
+        loss_change_cue=pl.when(decided).then(winner_cue),
+    )
+
+
+# -- code release -------------------------------------------------------------------------
+
+_URL = r"https?://[^\s,;)\]}>\"']+"
+#: Hosts of code. A GitHub link counts unless it points at data, and github.io is a page.
+_CODE_HOST = r"(?i)^https?://(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org|gitee\.com)/[^/]+/[^/]+"
+_NOT_CODE = r"(?i)(?:dataset|[-_/]data(?:[-_/]|$)|benchmark|leaderboard|/releases/download/|\.(?:json|jsonl|csv|parquet|zip|tar|gz|pdf)$)"
+
+
+def code_links(papers: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id`, `code_released` (a code repository is linked from the abstract or the
+    comment) and `code_url` (the first such link)."""
+    text = pl.concat_str([pl.col("abstract").fill_null(""), pl.col("comment").fill_null("")], separator=" ")
+    links = (
+        papers.select("arxiv_id", url=text.str.extract_all(_URL))
+        .explode("url")
+        .drop_nulls("url")
+        .with_columns(url=pl.col("url").str.strip_chars_end(".:"))
+        .filter(pl.col("url").str.contains(_CODE_HOST) & ~pl.col("url").str.contains(_NOT_CODE))
+        .group_by("arxiv_id", maintain_order=True)
+        .first()
+    )
+    return (
+        papers.select("arxiv_id")
+        .join(links, on="arxiv_id", how="left")
+        .select("arxiv_id", code_released=pl.col("url").is_not_null(), code_url="url")
+    )
