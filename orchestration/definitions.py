@@ -2,16 +2,19 @@
 
 import dagster as dg
 
-from assets import frameworks, papers, sources
+from assets import frameworks, links, papers, sources
+from checks import links as link_checks
 from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
 from orchestration.resources import build_resources
 from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
 
-asset_modules = [sources, frameworks, papers]
+asset_modules = [sources, frameworks, papers, links]
+#: Modules with asset checks only (they import the assets they check).
+check_modules = [link_checks]
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules(asset_modules),
-    asset_checks=dg.load_asset_checks_from_modules(asset_modules),
+    asset_checks=dg.load_asset_checks_from_modules([*asset_modules, *check_modules]),
     jobs=[arxiv_harvest_job, framework_refresh_job, derived_job],
     schedules=[daily_refresh, daily_framework_refresh],
     sensors=[derived_tables_sensor],

@@ -6,7 +6,7 @@ from assets.frameworks import framework_sources_refresh
 from assets.sources import arxiv_entries
 
 #: Groups whose assets are computed from the sources, unpartitioned.
-DERIVED_GROUPS = ("papers",)
+DERIVED_GROUPS = ("papers", "links")
 
 arxiv_harvest_job = dg.define_asset_job(
     "arxiv_harvest",

@@ -1,0 +1,177 @@
+"""Inclusions: the first commit on a framework's default branch that adds implementation
+evidence for a paper (../shared/DESIGN.md, "Definitions"), corrected by
+overrides/inclusions.csv."""
+
+from pathlib import Path
+
+import polars as pl
+
+from assets.evidence import UTC_TIME
+from assets.overrides import OVERRIDES_DIR, OverrideError, read_override_csv
+
+INCLUSION_SCHEMA: dict[str, pl.DataType] = {
+    "arxiv_id": pl.Utf8(),
+    "framework": pl.Utf8(),
+    "included_at": UTC_TIME,  # committer time of the including commit, UTC
+    "commit_sha": pl.Utf8(),
+    "commit_url": pl.Utf8(),
+    "path": pl.Utf8(),  # the file of the deciding evidence; null for a commit message
+    "lag_days": pl.Float64(),  # included_at minus the paper's v1, in days; negative allowed
+    "matched_by": pl.Utf8(),  # arxiv_id | title | alias (null for an override without evidence)
+    "rule": pl.Utf8(),
+    "source": pl.Utf8(),  # rules | override
+    "reason": pl.Utf8(),  # an override's reason
+}
+
+INCLUSION_SOURCES = ("rules", "override")
+OVERRIDE_ACTIONS = ("add", "remove", "redate")
+INCLUSION_OVERRIDES_PATH = OVERRIDES_DIR / "inclusions.csv"
+
+#: Columns of overrides/inclusions.csv (besides `reason`). `add` and `redate` need a
+#: commit sha (its time is looked up) or an `included_at`; `remove` needs neither.
+INCLUSION_OVERRIDE_COLUMNS: dict[str, pl.DataType] = {
+    "arxiv_id": pl.Utf8(),
+    "framework": pl.Utf8(),
+    "action": pl.Utf8(),
+    "commit_sha": pl.Utf8(),
+    "included_at": pl.Utf8(),  # ISO-8601; UTC when no offset is given
+    "path": pl.Utf8(),
+}
+
+# Implementation evidence of the same commit: a file beats the message (it says where),
+# code beats documentation.
+_RULE_PREFERENCE = {
+    "code_identifier": 0,
+    "config_identifier": 1,
+    "code_reference": 2,
+    "test": 3,
+    "recipe_with_code": 4,
+    "algorithm_doc": 5,
+    "message_with_code": 6,
+}
+
+
+def read_inclusion_overrides(path: Path = INCLUSION_OVERRIDES_PATH) -> pl.DataFrame:
+    """The validated rows of overrides/inclusions.csv (OverrideError names file and line)."""
+    frame = read_override_csv(
+        path,
+        INCLUSION_OVERRIDE_COLUMNS,
+        required=("arxiv_id", "framework", "action"),
+        allowed={"action": OVERRIDE_ACTIONS},
+        unique=("arxiv_id", "framework"),
+    )
+    dated = frame.with_columns(included_at=_parsed_time(pl.col("included_at")))
+    bad = dated.filter(pl.col("included_at").is_null() & frame["included_at"].is_not_null())
+    if bad.height:
+        raise OverrideError(f"{path}: included_at {bad['included_at'][0]!r} is not an ISO-8601 time")
+    missing = dated.filter(
+        pl.col("action").is_in(["add", "redate"]) & pl.col("commit_sha").is_null() & pl.col("included_at").is_null()
+    )
+    if missing.height:
+        row = missing.row(0, named=True)
+        raise OverrideError(
+            f"{path}: {row['action']} of {row['arxiv_id']} in {row['framework']} needs a commit_sha or an included_at"
+        )
+    return dated
+
+
+def _parsed_time(text: pl.Expr) -> pl.Expr:
+    with_offset = text.str.replace(r"Z$", "+00:00")
+    return pl.coalesce(
+        with_offset.str.to_datetime("%Y-%m-%dT%H:%M:%S%z", time_unit="us", strict=False).dt.convert_time_zone("UTC"),
+        with_offset.str.to_datetime("%Y-%m-%dT%H:%M:%S", time_unit="us", strict=False).dt.replace_time_zone("UTC"),
+        with_offset.str.to_datetime("%Y-%m-%d", time_unit="us", strict=False).dt.replace_time_zone("UTC"),
+    )
+
+
+def _lag_days(included_at: pl.Expr, published_at: pl.Expr) -> pl.Expr:
+    return ((included_at - published_at).dt.total_seconds() / 86_400).round(2)
+
+
+def rule_inclusions(evidence: pl.DataFrame, papers: pl.DataFrame) -> pl.DataFrame:
+    """Per (paper, framework), the earliest commit with implementation evidence."""
+    implementing = evidence.filter(
+        (pl.col("source_type") == "commit") & (pl.col("evidence_class") == "implementation")
+    ).with_columns(_preference=pl.col("rule").replace_strict(_RULE_PREFERENCE, default=9))
+    first = (
+        implementing.sort("occurred_at", "source_ref", "_preference", "path", nulls_last=True)
+        .group_by("arxiv_id", "framework", maintain_order=True)
+        .first()
+    )
+    return (
+        first.join(papers.select("arxiv_id", "published_at"), on="arxiv_id")
+        .select(
+            "arxiv_id",
+            "framework",
+            included_at=pl.col("occurred_at"),
+            commit_sha=pl.col("source_ref"),
+            commit_url=pl.col("url"),
+            path=pl.col("path"),
+            lag_days=_lag_days(pl.col("occurred_at"), pl.col("published_at")),
+            matched_by=pl.col("matched_by"),
+            rule=pl.col("rule"),
+            source=pl.lit("rules"),
+            reason=pl.lit(None, pl.Utf8),
+        )
+        .cast(INCLUSION_SCHEMA)
+    )
+
+
+def inclusions_of(
+    evidence: pl.DataFrame, papers: pl.DataFrame, commits: pl.DataFrame, overrides: pl.DataFrame
+) -> pl.DataFrame:
+    """One row per (paper, framework) included: the rules' first implementing commit,
+    with overrides applied (remove drops it; add and redate set the commit and date,
+    the date from `included_at` or else the commit's committer time)."""
+    by_rules = rule_inclusions(evidence, papers)
+    if overrides.is_empty():
+        return by_rules.sort("framework", "included_at", "arxiv_id")
+    corrected = (
+        overrides.filter(pl.col("action") != "remove")
+        .join(
+            commits.select("framework", commit_sha="sha", _committed_at="committed_at", _url="html_url"),
+            on=["framework", "commit_sha"],
+            how="left",
+        )
+        .join(papers.select("arxiv_id", "published_at"), on="arxiv_id", how="left")
+        .join(
+            by_rules.select(
+                "arxiv_id", "framework", _rules_sha="commit_sha", _rules_at="included_at", _rules_url="commit_url",
+                _rules_path="path", _matched="matched_by",
+            ),
+            on=["arxiv_id", "framework"],
+            how="left",
+        )
+        # A redate without a commit keeps the rules' commit and moves only the date.
+        .with_columns(
+            _keeps_commit=(pl.col("action") == "redate") & pl.col("commit_sha").is_null(),
+            included_at=pl.coalesce("included_at", "_committed_at"),
+        )
+        .with_columns(
+            commit_sha=pl.when("_keeps_commit").then("_rules_sha").otherwise("commit_sha"),
+            _url=pl.when("_keeps_commit").then("_rules_url").otherwise("_url"),
+            path=pl.when("_keeps_commit").then(pl.coalesce("path", "_rules_path")).otherwise("path"),
+        )
+    )
+    unknown = corrected.filter(pl.col("included_at").is_null())
+    if unknown.height:
+        row = unknown.row(0, named=True)
+        raise OverrideError(
+            f"{INCLUSION_OVERRIDES_PATH.name}: commit {row['commit_sha']} of {row['framework']} is not in "
+            f"raw.git_commits and the row gives no included_at ({row['arxiv_id']})"
+        )
+    corrected = corrected.select(
+        "arxiv_id",
+        "framework",
+        "included_at",
+        "commit_sha",
+        commit_url="_url",
+        path="path",
+        lag_days=_lag_days(pl.col("included_at"), pl.col("published_at")),
+        matched_by=pl.col("_matched"),
+        rule=pl.lit(None, pl.Utf8),
+        source=pl.lit("override"),
+        reason="reason",
+    ).cast(INCLUSION_SCHEMA)
+    kept = by_rules.join(overrides.select("arxiv_id", "framework"), on=["arxiv_id", "framework"], how="anti")
+    return pl.concat([kept, corrected], how="vertical").sort("framework", "included_at", "arxiv_id")

@@ -1,0 +1,113 @@
+"""Proposals: threads citing or naming a paper, opened before the paper's inclusion in
+that framework or with no inclusion at all (../shared/DESIGN.md, "Definitions"), with
+how they were answered."""
+
+from datetime import datetime
+
+import polars as pl
+
+from assets.evidence import MATCH_KINDS, UTC_TIME
+
+MAINTAINER_ASSOCIATIONS = ("OWNER", "MEMBER", "COLLABORATOR")
+
+PROPOSAL_SCHEMA: dict[str, pl.DataType] = {
+    "arxiv_id": pl.Utf8(),
+    "framework": pl.Utf8(),
+    "number": pl.Int64(),
+    "kind": pl.Utf8(),  # issue | pull_request
+    "state": pl.Utf8(),  # open | closed | merged
+    "title": pl.Utf8(),
+    "author": pl.Utf8(),
+    "url": pl.Utf8(),
+    "created_at": UTC_TIME,
+    "matched_by": pl.Utf8(),  # how the thread (or one of its comments) names the paper
+    "named_in": pl.Utf8(),  # thread | comment
+    "included_at": UTC_TIME,  # the paper's inclusion in this framework; null if none
+    "replies_by_others": pl.Int64(),  # comments by anyone but the thread's author
+    "without_reply": pl.Boolean(),
+    "first_reply_at": UTC_TIME,
+    "days_to_first_reply": pl.Float64(),
+    # Null where no reply carries an author association (the recorded threads have none).
+    "maintainer_replied": pl.Boolean(),
+    "merged": pl.Boolean(),
+    "days_open": pl.Float64(),  # until closed (or the as-of date while open); null where the close time is unknown
+}
+
+
+def _days(later: pl.Expr, earlier: pl.Expr) -> pl.Expr:
+    return ((later - earlier).dt.total_seconds() / 86_400).round(2)
+
+
+def thread_replies(threads: pl.DataFrame, comments: pl.DataFrame) -> pl.DataFrame:
+    """Per thread: replies by others than its author, the first reply's time, and
+    whether a maintainer replied (null where no reply has a known association)."""
+    replies = comments.join(
+        threads.select("framework", thread_number="number", _thread_author="author"),
+        on=["framework", "thread_number"],
+    ).filter(pl.col("author").is_null() | (pl.col("author") != pl.col("_thread_author")))
+    return replies.group_by("framework", "thread_number").agg(
+        replies_by_others=pl.len().cast(pl.Int64),
+        first_reply_at=pl.col("created_at").min(),
+        maintainer_replied=pl.when(pl.col("author_association").is_not_null().any())
+        .then(pl.col("author_association").is_in(list(MAINTAINER_ASSOCIATIONS)).any()),
+    )
+
+
+def proposals_of(
+    evidence: pl.DataFrame,
+    threads: pl.DataFrame,
+    comments: pl.DataFrame,
+    inclusions: pl.DataFrame,
+    as_of: datetime,
+) -> pl.DataFrame:
+    """One row per (paper, framework, thread) where the thread or a comment on it cites
+    or names the paper and the thread was opened before the paper's inclusion in that
+    framework (or the paper was never included there)."""
+    strength = pl.col("matched_by").replace_strict({kind: rank for rank, kind in enumerate(MATCH_KINDS)}, default=9)
+    named = (
+        evidence.filter(pl.col("source_type").is_in(["thread", "comment"]))
+        .with_columns(number=pl.col("source_ref").cast(pl.Int64), _strength=strength)
+        .sort("_strength", pl.col("source_type") != "thread")
+        .group_by("arxiv_id", "framework", "number", maintain_order=True)
+        .agg(pl.col("matched_by").first(), named_in=pl.col("source_type").first())
+    )
+    replies = thread_replies(threads, comments)
+    as_of_utc = pl.lit(as_of, UTC_TIME)
+    closed_at = pl.coalesce("closed_at", "merged_at")
+    rows = (
+        named.join(threads, on=["framework", "number"])
+        .join(inclusions.select("arxiv_id", "framework", "included_at"), on=["arxiv_id", "framework"], how="left")
+        .filter(
+            pl.col("included_at").is_null()
+            | (pl.col("created_at").is_not_null() & (pl.col("created_at") < pl.col("included_at")))
+        )
+        .join(replies, left_on=["framework", "number"], right_on=["framework", "thread_number"], how="left")
+        .with_columns(replies_by_others=pl.col("replies_by_others").fill_null(0))
+    )
+    return (
+        rows.select(
+            "arxiv_id",
+            "framework",
+            "number",
+            "kind",
+            "state",
+            "title",
+            "author",
+            url=pl.col("html_url"),
+            created_at=pl.col("created_at"),
+            matched_by=pl.col("matched_by"),
+            named_in=pl.col("named_in"),
+            included_at=pl.col("included_at"),
+            replies_by_others=pl.col("replies_by_others"),
+            without_reply=pl.col("replies_by_others") == 0,
+            first_reply_at=pl.col("first_reply_at"),
+            days_to_first_reply=_days(pl.col("first_reply_at"), pl.col("created_at")),
+            maintainer_replied=pl.col("maintainer_replied"),
+            merged=pl.col("state") == "merged",
+            days_open=pl.when(pl.col("state") == "open")
+            .then(_days(as_of_utc, pl.col("created_at")))
+            .otherwise(_days(closed_at, pl.col("created_at"))),
+        )
+        .cast(PROPOSAL_SCHEMA)
+        .sort("framework", "arxiv_id", "number")
+    )

@@ -1,0 +1,186 @@
+"""evidence: every recognised id form, titles, aliases in prose and code, and each
+classification rule on a real-looking example."""
+
+import polars as pl
+import pytest
+
+from assets.evidence import EVIDENCE_SCHEMA, RULES, evidence_of, prose_patterns
+from tests.link_fixtures import (
+    DAPO,
+    DR_GRPO,
+    GSPO,
+    REINFORCE_PP,
+    aliases,
+    comments,
+    commits,
+    files,
+    no_comments,
+    no_threads,
+    papers,
+    threads,
+)
+
+
+def commit_evidence(message: str, *file_rows: tuple[str, str, list[str]], alias_rows=None) -> pl.DataFrame:
+    """Evidence of one verl commit with `message` and files (path, added_text, tokens)."""
+    return evidence_of(
+        commits(("verl", "c1", "2025-04-01", message)),
+        files(*[("verl", "c1", path, text, tokens) for path, text, tokens in file_rows]),
+        no_threads(),
+        no_comments(),
+        papers(),
+        alias_rows if alias_rows is not None else aliases(),
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see https://arxiv.org/abs/2503.14476v2 for details",
+        "paper: https://arxiv.org/pdf/2503.14476",
+        "https://arxiv.org/html/2503.14476v1#S3",
+        "as in arXiv:2503.14476, the clip is decoupled",
+        "https://huggingface.co/papers/2503.14476",
+        "https://www.alphaxiv.org/abs/2503.14476",
+        "journal={arXiv preprint arXiv:2503.14476}, eprint={2503.14476}",
+        "(Yu et al., 2503.14476)",
+    ],
+)
+def test_every_arxiv_id_form_is_recognised(text):
+    found = commit_evidence("docs", ("docs/notes.md", text, []), alias_rows=aliases().clear())
+    assert found.select("arxiv_id", "matched_by").rows() == [(DAPO, "arxiv_id")]
+
+
+def test_ids_of_other_papers_and_longer_numbers_are_not_matches():
+    found = commit_evidence(
+        "docs", ("docs/notes.md", "version 12503.144760 and 2503.1447 and 2601.00001", []), alias_rows=aliases().clear()
+    )
+    assert found.is_empty()
+
+
+def test_a_normalized_title_is_recognised():
+    found = commit_evidence(
+        "docs", ("docs/related.md", "We follow *Group-Sequence policy optimization* for the ratio.", []),
+        alias_rows=aliases().clear(),
+    )
+    assert found.select("arxiv_id", "matched_by").rows() == [(GSPO, "title")]
+
+
+def test_aliases_in_prose_any_spelling_and_acronyms_in_their_own_case():
+    found = commit_evidence(
+        "docs",
+        ("docs/a.md", "We add Dr GRPO and dr_grpo.", []),
+        ("docs/b.md", "the dapo recipe, adapo, DAPOX", []),
+        ("docs/c.md", "REINFORCE++-baseline beats REINFORCE", []),
+    )
+    assert sorted(found.select("path", "arxiv_id").rows()) == [("docs/a.md", DR_GRPO), ("docs/c.md", REINFORCE_PP)]
+
+
+def test_code_tokens_match_whole_identifiers_by_normalized_key():
+    found = commit_evidence(
+        "[algo] feat: new losses",
+        ("verl/trainer/ppo/core_algos.py", "", ["compute_policy_loss", "dr_grpo", "loss_agg_mode"]),
+        ("verl/other.py", "", ["DrGRPO"]),
+        ("verl/unrelated.py", "", ["adapo", "dapo_math_17k_like", "grpo"]),
+    )
+    assert sorted(found.select("path", "arxiv_id", "matched_by").rows()) == [
+        ("verl/other.py", DR_GRPO, "alias"),
+        ("verl/trainer/ppo/core_algos.py", DR_GRPO, "alias"),
+    ]
+    assert found["in_code"].all()
+
+
+def test_ambiguous_aliases_are_ignored():
+    found = commit_evidence(
+        "docs", ("docs/a.md", "the PRIME recipe", []),
+        alias_rows=aliases(("2502.01456", "PRIME", True, True)),
+    )
+    assert found.is_empty()
+
+
+def test_a_pattern_two_papers_share_is_dropped():
+    patterns = prose_patterns(papers(), aliases(("2599.00001", "GSPO", False, True)))
+    assert patterns.filter(pl.col("pattern") == " gspo ").is_empty()
+
+
+def test_threads_and_comments_are_places_too():
+    found = evidence_of(
+        commits(),
+        files(),
+        threads(
+            {"number": 742, "title": "[Feature Request] Support Dr. GRPO", "body_tokens": ["Dr", "GRPO"]},
+            {"number": 800, "title": "tokens only", "body_tokens": ["see", "2507.18071v2", "GSPO"]},
+            {"number": 801, "title": "lower-case acronym in prose", "body_tokens": ["gspo"]},
+        ),
+        comments({"thread_number": 742, "body_tokens": ["DAPO", "works"]}),
+        papers(),
+        aliases(),
+    )
+    rows = sorted(found.select("source_type", "source_ref", "arxiv_id", "matched_by", "rule").rows())
+    assert rows == [
+        ("comment", "742", DAPO, "alias", "comment_mention"),
+        ("thread", "742", DR_GRPO, "alias", "thread_mention"),
+        ("thread", "800", GSPO, "arxiv_id", "thread_mention"),
+    ]
+    assert set(found["evidence_class"]) == {"citation"}
+
+
+# Each rule, with what the real histories look like.
+RULE_EXAMPLES = [
+    # (message, files, paper, expected rule on the file (or the message when no file))
+    ("docs: update README", [("README.md", "- [2025/03] DAPO (https://arxiv.org/abs/2503.14476) is supported!", [])], DAPO, "readme_news"),
+    ("docs: awesome work", [("docs/awesome_work.md", "- [GSPO](https://arxiv.org/abs/2507.18071)", [])], GSPO, "awesome_list"),
+    ("docs: paper index", [("docs/source/paper_index.md", "## GSPO\n https://huggingface.co/papers/2507.18071", [])], GSPO, "awesome_list"),
+    ("release v0.7", [("docs/blog/v0.7.md", "we now support GSPO (arXiv:2507.18071)", [])], GSPO, "release_notes"),
+    ("chore: changelog", [("CHANGELOG.md", "- add Dr. GRPO loss", [])], DR_GRPO, "release_notes"),
+    ("docs: tp accuracy", [("docs/guides/dtensor-tp-accuracy.md", "mismatch, see arXiv:2503.14476", [])], DAPO, "doc_citation"),
+    ("docs: DAPO algorithm page", [("docs/algo/dapo.md", "# DAPO\n Paper: https://arxiv.org/abs/2503.14476", [])], DAPO, "algorithm_doc"),
+    ("docs: algorithms", [("docs/algorithms/grpo_series.md", "Dr. GRPO removes the length normalization", [])], DR_GRPO, "algorithm_doc"),
+    ("docs: dapo page cites gspo", [("docs/algo/dapo.md", "compare Group Sequence Policy Optimization", [])], GSPO, "doc_citation"),
+    (
+        "[recipe] feat: DAPO recipe",
+        [("recipe/dapo/README.md", "# DAPO\n https://arxiv.org/abs/2503.14476", []), ("recipe/dapo/main_dapo.py", "", ["main", "run"])],
+        DAPO,
+        "recipe_with_code",
+    ),
+    ("docs: link to external recipe", [("recipe/retool/README.md", "DAPO-based, see https://arxiv.org/abs/2503.14476", [])], DAPO, "recipe_readme_only"),
+    ("[algo] feat: add GSPO", [("verl/trainer/ppo/core_algos.py", "", ["register_policy_loss", "gspo"])], GSPO, "code_identifier"),
+    ("config", [("verl/trainer/config/actor.yaml", "", ["loss_agg_mode", "dr_grpo"])], DR_GRPO, "config_identifier"),
+    ("test: loss", [("tests/trainer/test_core_algos.py", "", ["test_gspo_loss", "GSPO"])], GSPO, "test"),
+    ("feat: overlong", [("openrlhf/utils.py", "# https://arxiv.org/abs/2503.14476 soft overlong punishment", ["overlong"])], DAPO, "code_reference"),
+    ("[algo] feat: add GSPO loss", [("verl/trainer/ppo/core_algos.py", "", ["compute_policy_loss"])], GSPO, "message_with_code"),
+    ("docs: mention GSPO", [("docs/faq.rst", "nothing here", [])], GSPO, "message_only"),
+    ("website", [("docs_roll/src/pages/careers/index.js", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
+    ("notebook", [("examples/tutorial/agent_loop.ipynb", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
+    ("data", [("data/aime24/test.jsonl", "", ["dapo", "question"])], DAPO, "data_file"),
+    ("run script with the DAPO data set", [("scripts/run-qwen3-4B.sh", "", ["dapo", "math", "prompt_data"])], DAPO, "script_mention"),
+    ("example script", [("examples/dapo_trainer/run_dapo_qwen2.sh", "", ["dapo", "python3"])], DAPO, "example_script"),
+    ("k8s", [("infra/cli.py", "", ["gspo", "kubectl"])], GSPO, "unconfirmed_acronym"),
+]
+
+
+@pytest.mark.parametrize("message, file_rows, paper, rule", RULE_EXAMPLES, ids=[row[3] for row in RULE_EXAMPLES])
+def test_each_classification_rule(message, file_rows, paper, rule):
+    found = commit_evidence(message, *file_rows).filter(pl.col("arxiv_id") == paper)
+    decided = found.filter(pl.col("path").is_not_null()) if rule not in {"message_with_code", "message_only"} else (
+        found.filter(pl.col("path").is_null())
+    )
+    assert decided["rule"].to_list()[:1] == [rule], found.select("path", "rule").rows()
+    assert decided["evidence_class"][0] == RULES[rule]
+
+
+def test_every_rule_has_an_example_and_a_class():
+    assert {row[3] for row in RULE_EXAMPLES} | {"thread_mention", "comment_mention"} == set(RULES)
+    assert set(RULES.values()) == {"implementation", "citation"}
+
+
+def test_evidence_has_the_table_contract():
+    found = commit_evidence("[algo] feat: add GSPO", ("verl/core_algos.py", "", ["gspo"]))
+    assert found.schema == pl.Schema(EVIDENCE_SCHEMA)
+    row = found.row(0, named=True)
+    assert row["source_ref"] == "c1" and row["url"].endswith("/commit/c1") and row["occurred_at"] is not None
+
+
+def test_no_input_gives_no_evidence():
+    empty = evidence_of(commits(), files(), no_threads(), no_comments(), papers(), aliases())
+    assert empty.is_empty() and empty.schema == pl.Schema(EVIDENCE_SCHEMA)

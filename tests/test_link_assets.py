@@ -1,0 +1,75 @@
+"""The links assets in Dagster: they write their tables, and a failing blocking check
+stops what comes after it."""
+
+import dagster as dg
+import duckdb
+import polars as pl
+
+from assets import links
+from assets.frameworks import COMMENTS_TABLE, COMMIT_FILES_TABLE, COMMITS_TABLE, THREADS_TABLE
+from assets.papers import PAPERS_TABLE
+from checks import links as link_checks
+from orchestration.warehouse import Warehouse, replace_table
+from tests.link_fixtures import DAPO, aliases, comments, commits, files, papers, threads
+
+LINK_ASSETS = [links.evidence, links.inclusions, links.proposals, links.training_failures]
+LINK_CHECKS = dg.load_asset_checks_from_modules([link_checks])
+
+
+def seeded_warehouse(tmp_path, paper_rows: pl.DataFrame, alias_rows: pl.DataFrame) -> Warehouse:
+    warehouse = Warehouse(database=str(tmp_path / "tracker.duckdb"))
+    with warehouse.connect() as conn:
+        replace_table(conn, COMMITS_TABLE, commits(("verl", "c1", "2025-04-03", "[recipe] feat: add DAPO")))
+        replace_table(conn, COMMIT_FILES_TABLE, files(("verl", "c1", "recipe/dapo/main_dapo.py", "", ["dapo"])))
+        replace_table(
+            conn,
+            THREADS_TABLE,
+            threads({"number": 5, "title": "Support DAPO?"}, {"number": 6, "title": "DAPO: loss becomes nan"}),
+        )
+        replace_table(conn, COMMENTS_TABLE, comments({"thread_number": 5, "author": "maintainer"}))
+        replace_table(conn, PAPERS_TABLE, paper_rows)
+        replace_table(conn, links.PAPER_ALIASES_TABLE, alias_rows)
+    return warehouse
+
+
+def materialize(warehouse: Warehouse) -> dg.ExecuteInProcessResult:
+    return dg.materialize([*LINK_ASSETS, *LINK_CHECKS], resources={"warehouse": warehouse}, raise_on_error=False)
+
+
+def count(warehouse: Warehouse, table: str) -> int:
+    with duckdb.connect(warehouse.database, read_only=True) as conn:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_links_tables_are_written_and_checks_pass(tmp_path):
+    warehouse = seeded_warehouse(tmp_path, papers(), aliases())
+    result = materialize(warehouse)
+    assert result.success
+    assert all(evaluation.passed for evaluation in result.get_asset_check_evaluations())
+    assert count(warehouse, links.EVIDENCE_TABLE) == 4  # the file, the message and the two threads
+    inclusion = warehouse.read(f"SELECT * FROM {links.INCLUSIONS_TABLE}").row(0, named=True)
+    assert (inclusion["arxiv_id"], inclusion["commit_sha"], inclusion["source"]) == (DAPO, "c1", "rules")
+    assert count(warehouse, links.PROPOSALS_TABLE) == 2  # both threads were opened before 2025-04-03
+    failure = warehouse.read(f"SELECT * FROM {links.TRAINING_FAILURES_TABLE}").row(0, named=True)
+    assert (failure["number"], failure["arxiv_id"]) == (6, DAPO)
+    materialized = {event.asset_key.path[-1] for event in result.get_asset_materialization_events()}
+    assert materialized == {"evidence", "inclusions", "proposals", "training_failures"}
+
+
+def test_a_failing_blocking_check_stops_the_downstream_assets(tmp_path):
+    # A paper row with a malformed id: its alias matches, so evidence links to a bad id.
+    bad_papers = pl.concat([papers(), papers().head(1).with_columns(arxiv_id=pl.lit("2503.1447x"))])
+    bad_aliases = aliases().with_columns(
+        arxiv_id=pl.when(pl.col("arxiv_id") == DAPO).then(pl.lit("2503.1447x")).otherwise("arxiv_id")
+    )
+    warehouse = seeded_warehouse(tmp_path, bad_papers, bad_aliases)
+    result = materialize(warehouse)
+    assert not result.success
+    failed = [e for e in result.get_asset_check_evaluations() if not e.passed]
+    assert [e.check_name for e in failed] == ["evidence_links_valid"]
+    assert failed[0].severity == dg.AssetCheckSeverity.ERROR
+    materialized = {event.asset_key.path[-1] for event in result.get_asset_materialization_events()}
+    assert materialized == {"evidence"}  # inclusions, proposals and training_failures did not run
+    with duckdb.connect(warehouse.database, read_only=True) as conn:
+        tables = {row[0] for row in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert "inclusions" not in tables
