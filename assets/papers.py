@@ -1,13 +1,32 @@
 """Papers: one row per arXiv paper, the unit every later stage counts."""
 
+from pathlib import Path
+
 import dagster as dg
 import polars as pl
+from pydantic import Field
 
+from assets.affiliations import (
+    affiliations_by_precedence,
+    arxiv_affiliations,
+    maintainer_companies_of,
+    override_affiliations,
+    read_affiliation_overrides,
+)
+from assets.aliases import paper_aliases_of, read_alias_overrides
+from assets.overrides import OVERRIDES_DIR
 from assets.preview import table_metadata
+from assets.screening import paper_screening_of, read_screening_overrides
 from assets.sources import ARXIV_ENTRIES_TABLE, ARXIV_ENTRY_ROW_SCHEMA, arxiv_entries
-from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table
+from orchestration.clients.openalex import WORK_SCHEMA, empty_works, openalex_affiliations
+from orchestration.resources import OpenAlexSource
+from orchestration.settings import frameworks
+from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table, upsert_rows
 
 PAPERS_TABLE = "core.papers"
+PAPER_ALIASES_TABLE = "core.paper_aliases"
+PAPER_SCREENING_TABLE = "core.paper_screening"
+OPENALEX_WORKS_TABLE = "raw.openalex_works"
 
 #: Derived assets recompute when their inputs change, without waiting for every
 #: upstream partition to exist (the harvest may cover only part of the window).
@@ -74,5 +93,143 @@ def papers(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
             papers_per_cohort=dg.MetadataValue.md(
                 "\n".join(f"- {cohort}: {count}" for cohort, count in per_cohort.iter_rows())
             ),
+        )
+    )
+
+
+class CurationConfig(dg.Config):
+    """Where the curation CSVs are read from (the repository's overrides/ by default)."""
+
+    overrides_dir: str = Field(default=str(OVERRIDES_DIR), description="Folder of aliases.csv, screening.csv, affiliations.csv.")
+
+
+#: What the screening reads of core.papers, with its types.
+_PAPER_INPUT_SCHEMA = {
+    "arxiv_id": pl.Utf8,
+    "title": pl.Utf8,
+    "abstract": pl.Utf8,
+    "comment": pl.Utf8,
+    "author_affiliations": pl.List(pl.Struct({"author": pl.Utf8, "affiliation": pl.Utf8})),
+    "cohort": pl.Utf8,
+}
+
+
+def _read_papers(warehouse: Warehouse) -> pl.DataFrame:
+    frame = warehouse.table_or_empty(PAPERS_TABLE, pl.DataFrame(schema=_PAPER_INPUT_SCHEMA))
+    return frame.select(list(_PAPER_INPUT_SCHEMA)).cast(_PAPER_INPUT_SCHEMA)
+
+
+@dg.asset(
+    group_name="papers",
+    kinds={"polars", "duckdb"},
+    deps=[papers],
+    pool=WRITER_POOL,
+    automation_condition=derived_automation,
+)
+def paper_aliases(context: dg.AssetExecutionContext, config: CurationConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+    """One row per (paper, name its method goes by): `alias` as written, `normalized`
+    (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
+    we_propose, named, variant, override), `ambiguous` (claimed by two or more papers) and
+    `case_sensitive` (a short all-capital acronym). overrides/aliases.csv adds and removes names.
+    """
+    source = _read_papers(warehouse)
+    overrides = read_alias_overrides(Path(config.overrides_dir) / "aliases.csv")
+    result = paper_aliases_of(source, overrides)
+    with warehouse.connect() as conn:
+        replace_table(conn, PAPER_ALIASES_TABLE, result)
+    from_overrides = int(result["source"].eq("override").sum())
+    removed = int(overrides["action"].eq("remove").sum())
+    context.log.info(f"paper_aliases: {result.height} names of {result['arxiv_id'].n_unique()} papers")
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            result,
+            ["arxiv_id", "alias", "normalized", "source", "ambiguous", "case_sensitive"],
+            papers_with_aliases=result["arxiv_id"].n_unique(),
+            ambiguous_aliases=int(result["ambiguous"].sum()),
+            aliases_from_overrides=from_overrides,
+            aliases_removed_by_overrides=removed,
+        )
+    )
+
+
+def _openalex_affiliations(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, openalex: OpenAlexSource, wanted: list[str]
+) -> tuple[pl.DataFrame, dict[str, object]]:
+    """OpenAlex affiliations of the `wanted` papers: cached answers, plus lookups of the
+    uncached ones when an API key is configured (stored in raw.openalex_works)."""
+    cached = warehouse.table_or_empty(OPENALEX_WORKS_TABLE, empty_works()).cast(WORK_SCHEMA)
+    missing = sorted(set(wanted) - set(cached["arxiv_id"]))
+    figures: dict[str, object] = {"openalex_cached": cached.height, "openalex_requests": 0}
+    lookup = openalex.lookup()
+    if lookup is None:
+        if missing:
+            context.log.info(
+                f"paper_screening: OPENALEX_API_KEY is not set, so OpenAlex was skipped for {len(missing)} papers "
+                "without affiliations (their maintainer_company stays unknown)"
+            )
+        figures["openalex_skipped"] = len(missing)
+    elif missing:
+        try:
+            fetched = lookup.works(missing, context.log)
+        finally:
+            close = getattr(lookup, "close", None)
+            if close:
+                close()
+        if fetched.height:
+            with warehouse.connect() as conn:
+                upsert_rows(conn, OPENALEX_WORKS_TABLE, fetched, ["arxiv_id"])
+            cached = pl.concat([cached.filter(~pl.col("arxiv_id").is_in(fetched["arxiv_id"].implode())), fetched])
+        figures["openalex_requests"] = getattr(lookup, "requests", fetched.height)
+        figures["openalex_fetched"] = fetched.height
+    return openalex_affiliations(cached.filter(pl.col("arxiv_id").is_in(wanted))), figures
+
+
+@dg.asset(
+    group_name="papers",
+    kinds={"polars", "duckdb"},
+    deps=[papers],
+    pool=WRITER_POOL,
+    automation_condition=derived_automation,
+)
+def paper_screening(
+    context: dg.AssetExecutionContext, config: CurationConfig, warehouse: Warehouse, openalex: OpenAlexSource
+) -> dg.MaterializeResult:
+    """One row per paper: `is_general_rl_method` with `screening_score` and
+    `screening_reasons` (the rules that fired), and the features the study compares:
+    `policy_params_b`/`large_policy` (largest policy trained, null when unknown),
+    `loss_change_kind` with its cue, `code_released`/`code_url`, `maintainer_company`
+    (null when no affiliation is known) with `affiliation_source`. `verdict_source` says
+    whether overrides/screening.csv replaced the rules' verdict.
+    """
+    source = _read_papers(warehouse)
+    curation = Path(config.overrides_dir)
+    screening_overrides = read_screening_overrides(curation / "screening.csv")
+    curated = override_affiliations(read_affiliation_overrides(curation / "affiliations.csv"))
+    recorded = arxiv_affiliations(source)
+    known = set(curated["arxiv_id"]) | set(recorded["arxiv_id"])
+    looked_up, figures = _openalex_affiliations(
+        context, warehouse, openalex, [arxiv_id for arxiv_id in source["arxiv_id"] if arxiv_id not in known]
+    )
+    affiliations = affiliations_by_precedence(curated, recorded, looked_up)
+    companies = [company for framework in frameworks() for company in framework.maintainer_companies]
+    maintainers = maintainer_companies_of(source, affiliations, companies)
+    result = paper_screening_of(source, maintainers, screening_overrides)
+    with warehouse.connect() as conn:
+        replace_table(conn, PAPER_SCREENING_TABLE, result)
+    general = int(result["is_general_rl_method"].sum())
+    context.log.info(f"paper_screening: {general} of {result.height} papers propose a general RL method")
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            result,
+            ["arxiv_id", "is_general_rl_method", "screening_score", "policy_params_b", "loss_change_kind",
+             "code_released", "maintainer_company", "verdict_source"],
+            general_rl_methods=general,
+            verdicts_from_overrides=int(result["verdict_source"].eq("override").sum()),
+            papers_with_overridden_values=int((result["overridden"].list.len() > 0).sum()),
+            large_policies=int(result["large_policy"].fill_null(False).sum()),
+            policy_size_unknown=int(result["policy_params_b"].is_null().sum()),
+            code_released=int(result["code_released"].sum()),
+            maintainer_company_known=int(result["maintainer_company"].is_not_null().sum()),
+            **figures,
         )
     )

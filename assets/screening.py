@@ -249,3 +249,99 @@ def code_links(papers: pl.DataFrame) -> pl.DataFrame:
         .join(links, on="arxiv_id", how="left")
         .select("arxiv_id", code_released=pl.col("url").is_not_null(), code_url="url")
     )
+
+
+# -- the screening table ------------------------------------------------------------------
+
+SCREENING_OVERRIDE_COLUMNS = {
+    "arxiv_id": pl.Utf8,
+    "is_general_rl_method": pl.Boolean,
+    "policy_params_b": pl.Float64,
+    "loss_change_kind": pl.Utf8,
+    "code_released": pl.Boolean,
+    "code_url": pl.Utf8,
+}
+#: Override columns that may replace a rule's value (blank: keep the rule's).
+OVERRIDABLE = ("is_general_rl_method", "policy_params_b", "loss_change_kind", "code_released", "code_url")
+
+SCREENING_SCHEMA = {
+    "arxiv_id": pl.Utf8,
+    "cohort": pl.Utf8,
+    "is_general_rl_method": pl.Boolean,
+    "screening_score": pl.Int32,
+    "screening_reasons": pl.List(pl.Utf8),
+    "policy_params_b": pl.Float64,
+    "large_policy": pl.Boolean,
+    "policy_size_cue": pl.Utf8,
+    "loss_change_kind": pl.Utf8,
+    "loss_change_cue": pl.Utf8,
+    "code_released": pl.Boolean,
+    "code_url": pl.Utf8,
+    "maintainer_company": pl.Utf8,
+    "affiliation_source": pl.Utf8,
+    "verdict_source": pl.Utf8,
+    "overridden": pl.List(pl.Utf8),
+    "override_reason": pl.Utf8,
+}
+
+
+def read_screening_overrides(path) -> pl.DataFrame:
+    """overrides/screening.csv: `arxiv_id`, then any of the overridable columns (blank
+    keeps the rule's value), and `reason`."""
+    from assets.overrides import read_override_csv
+
+    return read_override_csv(
+        path,
+        SCREENING_OVERRIDE_COLUMNS,
+        required=["arxiv_id"],
+        allowed={"loss_change_kind": LOSS_CHANGE_KINDS},
+        unique=["arxiv_id"],
+    )
+
+
+def paper_screening_of(papers: pl.DataFrame, maintainers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:
+    """One row per paper: the screening verdict with its score and reasons, the four
+    features with their cues, and where the verdict came from (`verdict_source`: rules
+    or override; `overridden`: the columns an override replaced, with its reason).
+
+    `maintainers` is `maintainer_companies_of` (arxiv_id, maintainer_company,
+    affiliation_source); `overrides` is `read_screening_overrides`.
+    """
+    rules = (
+        papers.select("arxiv_id", "cohort")
+        .join(screening_verdicts(papers), on="arxiv_id", how="left")
+        .join(policy_sizes(papers), on="arxiv_id", how="left")
+        .join(loss_change_kinds(papers), on="arxiv_id", how="left")
+        .join(code_links(papers), on="arxiv_id", how="left")
+        .join(maintainers.select("arxiv_id", "maintainer_company", "affiliation_source"), on="arxiv_id", how="left")
+    )
+    corrections = overrides.select(
+        "arxiv_id", *[pl.col(column).alias(f"{column}_override") for column in OVERRIDABLE], override_reason="reason"
+    )
+    merged = rules.join(corrections, on="arxiv_id", how="left")
+    set_by_override = {column: pl.col(f"{column}_override").is_not_null() for column in OVERRIDABLE}
+    # A curated code URL implies code was released, unless the override says otherwise.
+    code_released_override = pl.coalesce(
+        pl.col("code_released_override"), pl.when(pl.col("code_url_override").is_not_null()).then(True)
+    )
+    return (
+        merged.with_columns(
+            overridden=pl.concat_list(
+                [pl.when(flag).then(pl.lit(column)) for column, flag in set_by_override.items()]
+            ).list.drop_nulls(),
+            verdict_source=pl.when(set_by_override["is_general_rl_method"]).then(pl.lit("override")).otherwise(pl.lit("rules")),
+            is_general_rl_method=pl.coalesce("is_general_rl_method_override", "is_general_rl_method"),
+            policy_params_b=pl.coalesce("policy_params_b_override", "policy_params_b"),
+            policy_size_cue=pl.when(set_by_override["policy_params_b"]).then(pl.lit("override")).otherwise(pl.col("policy_size_cue")),
+            loss_change_kind=pl.coalesce("loss_change_kind_override", "loss_change_kind"),
+            loss_change_cue=pl.when(set_by_override["loss_change_kind"]).then(pl.lit("override")).otherwise(pl.col("loss_change_cue")),
+            code_released=pl.coalesce(code_released_override, pl.col("code_released")),
+            code_url=pl.when(code_released_override == False)  # noqa: E712  (polars expression)
+            .then(None)
+            .otherwise(pl.coalesce("code_url_override", "code_url")),
+        )
+        .with_columns(large_policy=pl.col("policy_params_b") >= LARGE_POLICY_B)
+        .select(list(SCREENING_SCHEMA))
+        .cast(SCREENING_SCHEMA)
+        .sort("arxiv_id")
+    )

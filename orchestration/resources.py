@@ -10,6 +10,8 @@ from pydantic import Field
 from orchestration.clients.arxiv import ArxivClient, LiveArxivClient, SnapshotArxivClient
 from orchestration.clients.git import DEFAULT_REMOTE_URL_TEMPLATE, CommitSource, GitMirrorCommits, SnapshotCommits
 from orchestration.clients.github import GithubApiThreads, GithubClient, SnapshotThreads, ThreadSource
+from orchestration.clients.openalex import DEFAULT_API_URL as DEFAULT_OPENALEX_API_URL
+from orchestration.clients.openalex import AffiliationLookup, OpenAlexClient
 from orchestration.settings import arxiv_query
 from orchestration.warehouse import Warehouse
 
@@ -94,6 +96,31 @@ class FrameworkSources(dg.ConfigurableResource):
         return GithubApiThreads(client)
 
 
+class OpenAlexSource(dg.ConfigurableResource):
+    """Author affiliations from OpenAlex, optional: without an API key the lookup is
+    skipped (with a logged note) and affiliations come from overrides and arXiv only."""
+
+    api_url: str = Field(default=DEFAULT_OPENALEX_API_URL, description="OpenAlex API (OPENALEX_API_URL).")
+    api_key: str | None = Field(default=None, description="OpenAlex API key (OPENALEX_API_KEY); never logged.")
+    min_interval_s: float = Field(default=0.1, description="Seconds between requests.")
+    max_requests_per_run: int = Field(default=1000, description="Papers looked up per run; the rest wait.")
+    max_retries: int = Field(default=4, description="Retries of a failed request.")
+    backoff_s: float = Field(default=1.0, description="First retry delay; doubles each retry.")
+
+    def lookup(self) -> AffiliationLookup | None:
+        """The OpenAlex client, or None when no API key is configured."""
+        if not self.api_key:
+            return None
+        return OpenAlexClient(
+            self.api_url,
+            self.api_key,
+            min_interval_s=self.min_interval_s,
+            max_requests=self.max_requests_per_run,
+            max_retries=self.max_retries,
+            backoff_s=self.backoff_s,
+        )
+
+
 def build_resources() -> dict[str, dg.ConfigurableResource]:
     """The resources of the code location, read from the environment at load time."""
     return {
@@ -107,5 +134,9 @@ def build_resources() -> dict[str, dg.ConfigurableResource]:
             snapshot_dir=env_or("TRACKER_SNAPSHOT_DIR", None),
             github_api_url=env_or("GITHUB_API_URL", DEFAULT_GITHUB_API_URL),
             github_token=env_or("GITHUB_TOKEN", None),
+        ),
+        "openalex": OpenAlexSource(
+            api_url=env_or("OPENALEX_API_URL", DEFAULT_OPENALEX_API_URL),
+            api_key=env_or("OPENALEX_API_KEY", None),
         ),
     }

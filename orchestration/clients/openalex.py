@@ -1,0 +1,189 @@
+"""OpenAlex: author affiliations of arXiv papers, looked up by the arXiv DOI.
+
+`GET {api}/works/doi:10.48550/arXiv.<id>?api_key=…` is a singleton lookup (free of
+OpenAlex's usage cost). The client is polite: at most one request per `min_interval_s`,
+bounded retries with backoff on 429/403 (OpenAlex's rate limits), 5xx and broken
+connections, and a hard cap of requests per run. The key lives only in the query
+string sent to OpenAlex: never in logs, errors or stored rows. Answers are cached in
+the warehouse by the caller (`raw.openalex_works`), so a paper is asked about once.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+import httpx
+import polars as pl
+
+DEFAULT_API_URL = "https://api.openalex.org"
+ARXIV_DOI_PREFIX = "10.48550/arXiv."
+
+#: One cached answer per paper: the HTTP status (200, or 404 when OpenAlex has no such
+#: work) and the `authorships` array as JSON text.
+WORK_SCHEMA = {
+    "arxiv_id": pl.Utf8,
+    "status": pl.Int32,
+    "fetched_at": pl.Datetime("us", "UTC"),
+    "authorships": pl.Utf8,
+}
+
+_RETRIED = frozenset({403, 429, 500, 502, 503, 504})
+
+_AUTHORSHIPS = pl.List(
+    pl.Struct(
+        {
+            "author": pl.Struct({"display_name": pl.Utf8}),
+            "institutions": pl.List(pl.Struct({"display_name": pl.Utf8})),
+            "raw_affiliation_strings": pl.List(pl.Utf8),
+        }
+    )
+)
+
+Logger = logging.Logger | logging.LoggerAdapter
+
+
+class OpenAlexError(RuntimeError):
+    """OpenAlex kept failing (or refused) after bounded retries; the message names the
+    status and the path, never the key."""
+
+
+def empty_works() -> pl.DataFrame:
+    return pl.DataFrame(schema=WORK_SCHEMA)
+
+
+def openalex_affiliations(works: pl.DataFrame) -> pl.DataFrame:
+    """One row per (paper, author, affiliation) in cached OpenAlex answers: institution
+    names and raw affiliation strings, with `source` = openalex."""
+    rows = (
+        works.filter(pl.col("status") == 200)
+        .select("arxiv_id", authorship=pl.col("authorships").str.json_decode(_AUTHORSHIPS))
+        .explode("authorship")
+        .drop_nulls("authorship")
+        .select(
+            "arxiv_id",
+            author=pl.col("authorship").struct.field("author").struct.field("display_name"),
+            affiliation=pl.concat_list(
+                pl.col("authorship").struct.field("institutions").list.eval(pl.element().struct.field("display_name")),
+                pl.col("authorship").struct.field("raw_affiliation_strings"),
+            ),
+        )
+        .explode("affiliation")
+        .drop_nulls("affiliation")
+        .filter(pl.col("affiliation").str.strip_chars() != "")
+    )
+    return rows.unique(maintain_order=True).with_columns(source=pl.lit("openalex"))
+
+
+class AffiliationLookup(abc.ABC):
+    """Where affiliations of papers are looked up (OpenAlex, or a fake in tests)."""
+
+    @abc.abstractmethod
+    def works(self, arxiv_ids: Iterable[str], log: Logger | None = None) -> pl.DataFrame:
+        """Answers (WORK_SCHEMA) for as many of `arxiv_ids` as this run may ask about."""
+
+
+class OpenAlexClient(AffiliationLookup):
+    def __init__(
+        self,
+        api_url: str = DEFAULT_API_URL,
+        api_key: str | None = None,
+        *,
+        min_interval_s: float = 0.1,
+        max_requests: int = 1000,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+        timeout_s: float = 30.0,
+        user_agent: str = "inclusion-tracker/0.1",
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.api_url = api_url.rstrip("/")
+        self._api_key = api_key or None
+        self.min_interval_s = min_interval_s
+        self.max_requests = max_requests
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.sleep = sleep
+        self.clock = clock
+        self.requests = 0
+        self._last_request_at: float | None = None
+        self._http = httpx.Client(
+            timeout=timeout_s, headers={"User-Agent": user_agent, "Accept": "application/json"}, transport=transport
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> OpenAlexClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _wait_turn(self) -> None:
+        if self._last_request_at is not None:
+            wait = self._last_request_at + self.min_interval_s - self.clock()
+            if wait > 0:
+                self.sleep(wait)
+        self._last_request_at = self.clock()
+
+    def work(self, arxiv_id: str) -> dict:
+        """The cached-answer row of one paper (WORK_SCHEMA as a dict)."""
+        path = f"/works/doi:{ARXIV_DOI_PREFIX}{arxiv_id}"
+        params = {"select": "id,authorships"}
+        if self._api_key:
+            params["api_key"] = self._api_key
+        problem = "no answer"
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                self.sleep(self.backoff_s * 2 ** (attempt - 1))
+            self._wait_turn()
+            self.requests += 1
+            try:
+                response = self._http.get(self.api_url + path, params=params)
+            except httpx.TransportError as error:
+                problem = f"{type(error).__name__}"
+                continue
+            if response.status_code == 200:
+                payload = response.json()
+                return {
+                    "arxiv_id": arxiv_id,
+                    "status": 200,
+                    "fetched_at": datetime.now(UTC),
+                    "authorships": json.dumps(payload.get("authorships") or []),
+                }
+            if response.status_code == 404:
+                return {"arxiv_id": arxiv_id, "status": 404, "fetched_at": datetime.now(UTC), "authorships": "[]"}
+            problem = f"HTTP {response.status_code}"
+            if response.status_code not in _RETRIED:
+                break
+            retry_after = response.headers.get("retry-after")
+            if retry_after and retry_after.isdigit():
+                self.sleep(float(retry_after))
+        raise OpenAlexError(f"OpenAlex {path}: {problem} after {self.requests} request(s)")
+
+    def works(self, arxiv_ids: Iterable[str], log: Logger | None = None) -> pl.DataFrame:
+        rows = []
+        wanted = list(dict.fromkeys(arxiv_ids))
+        for arxiv_id in wanted:
+            if self.requests >= self.max_requests:
+                if log:
+                    log.info(
+                        f"openalex: request cap of {self.max_requests} reached; "
+                        f"{len(wanted) - len(rows)} papers wait for the next run"
+                    )
+                break
+            try:
+                rows.append(self.work(arxiv_id))
+            except OpenAlexError as error:
+                # Keep what was fetched (the caller caches it); the rest waits for the next run.
+                if log:
+                    log.warning(f"openalex: {error}; {len(wanted) - len(rows)} papers left for the next run")
+                break
+        return pl.DataFrame(rows, schema=WORK_SCHEMA)

@@ -1,0 +1,178 @@
+"""paper_aliases and paper_screening through dg.materialize on a small fixture warehouse:
+tables, metadata, overrides from a curation folder, and OpenAlex skipped or used (fake)."""
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+import pytest
+
+from assets.papers import PAPERS_TABLE, paper_aliases, paper_screening
+from orchestration.resources import OpenAlexSource
+from orchestration.warehouse import Warehouse, replace_table
+from tests.fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
+
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+AFFILIATION = pl.List(pl.Struct({"author": pl.Utf8, "affiliation": pl.Utf8}))
+
+PAPERS = [
+    {
+        "arxiv_id": "2503.14476",
+        "title": "DAPO: An Open-Source LLM Reinforcement Learning System at Scale",
+        "abstract": "We propose the Decoupled Clip and Dynamic sAmpling Policy Optimization (DAPO) algorithm, "
+        "with clip-higher and dynamic sampling, trained on Qwen2.5-32B. Code: https://github.com/BytedTsinghua-SIA/DAPO.",
+        "comment": None,
+        "author_affiliations": [],
+    },
+    {
+        "arxiv_id": "2506.13585",
+        "title": "MiniMax-M1: Scaling Test-Time Compute Efficiently with Lightning Attention",
+        "abstract": "We introduce MiniMax-M1, an open-weight reasoning model with 456 billion total parameters "
+        "and 45.9 billion parameters activated per token, trained with reinforcement learning.",
+        "comment": "A technical report from MiniMax.",
+        "author_affiliations": [{"author": "A. Author", "affiliation": "MiniMax"}],
+    },
+    {
+        "arxiv_id": "2507.18071",
+        "title": "Group Sequence Policy Optimization",
+        "abstract": "This paper introduces Group Sequence Policy Optimization (GSPO), our stable reinforcement "
+        "learning algorithm: GSPO defines the importance ratio on sequence likelihood and performs "
+        "sequence-level clipping.",
+        "comment": None,
+        "author_affiliations": [],
+    },
+]
+
+
+def fixture_papers() -> pl.DataFrame:
+    frame = pl.DataFrame(
+        PAPERS,
+        schema={
+            "arxiv_id": pl.Utf8,
+            "title": pl.Utf8,
+            "abstract": pl.Utf8,
+            "comment": pl.Utf8,
+            "author_affiliations": AFFILIATION,
+        },
+    )
+    return frame.with_columns(
+        version=pl.lit(1, pl.Int32),
+        published_at=pl.lit(datetime(2025, 3, 18, tzinfo=UTC)),
+        cohort=pl.lit("2025-Q1"),
+    )
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Warehouse:
+    store = Warehouse(database=str(tmp_path / "tracker.duckdb"))
+    with store.connect() as conn:
+        replace_table(conn, PAPERS_TABLE, fixture_papers())
+    return store
+
+
+@pytest.fixture
+def curation(tmp_path: Path) -> Path:
+    folder = tmp_path / "overrides"
+    folder.mkdir()
+    (folder / "aliases.csv").write_text(
+        "arxiv_id,alias,action,reason\n2507.18071,GSPO-token,add,the token-level variant named in the paper\n"
+    )
+    (folder / "screening.csv").write_text(
+        "arxiv_id,is_general_rl_method,policy_params_b,loss_change_kind,code_released,code_url,reason\n"
+        "2506.13585,true,,clip,,,CISPO clips importance-sampling weights: reviewed by hand\n"
+    )
+    (folder / "affiliations.csv").write_text(
+        "arxiv_id,author,affiliation,reason\n2507.18071,,\"Qwen Team, Alibaba Inc.\",author list of the paper\n"
+    )
+    return folder
+
+
+def materialize(assets, warehouse: Warehouse, curation: Path, openalex: OpenAlexSource | None = None):
+    config = {"ops": {asset.op.name: {"config": {"overrides_dir": str(curation)}} for asset in assets}}
+    return dg.materialize(
+        assets,
+        run_config={**QUIET, **config},
+        resources={"warehouse": warehouse, "openalex": openalex or OpenAlexSource(api_key=None)},
+    )
+
+
+def metadata(result: dg.ExecuteInProcessResult, key: str) -> dict[str, object]:
+    (event,) = [e for e in result.get_asset_materialization_events() if e.asset_key == dg.AssetKey(key)]
+    return {name: value.value for name, value in event.materialization.metadata.items()}
+
+
+def test_paper_aliases_writes_the_table_with_overrides(warehouse, curation):
+    result = materialize([paper_aliases], warehouse, curation)
+    assert result.success
+    table = warehouse.read("SELECT arxiv_id, alias, source, ambiguous FROM core.paper_aliases ORDER BY arxiv_id, alias")
+    rows = {(arxiv_id, alias): source for arxiv_id, alias, source, _ in table.rows()}
+    assert rows[("2503.14476", "DAPO")] == "title_prefix"
+    assert rows[("2507.18071", "GSPO")] == "acronym"
+    assert rows[("2507.18071", "GSPO-token")] == "override"
+    assert rows[("2507.18071", "gspo_token")] == "variant"
+    figures = metadata(result, "paper_aliases")
+    assert figures["dagster/row_count"] == table.height
+    assert figures["aliases_from_overrides"] == 1
+    assert "| arxiv_id |" in figures["preview"]
+
+
+def test_paper_screening_writes_verdicts_features_and_override_counts(warehouse, curation):
+    result = materialize([paper_screening], warehouse, curation)
+    assert result.success
+    table = warehouse.read("SELECT * FROM core.paper_screening ORDER BY arxiv_id")
+    rows = {row["arxiv_id"]: row for row in table.iter_rows(named=True)}
+    dapo, minimax, gspo = rows["2503.14476"], rows["2506.13585"], rows["2507.18071"]
+
+    assert dapo["is_general_rl_method"] is True and dapo["verdict_source"] == "rules"
+    assert dapo["policy_params_b"] == 32.0 and dapo["large_policy"] is True
+    assert dapo["loss_change_kind"] == "clip"
+    assert dapo["code_url"] == "https://github.com/BytedTsinghua-SIA/DAPO"
+    assert dapo["maintainer_company"] is None  # no affiliation known: unknown, not "no"
+
+    # The rules call MiniMax-M1 a model report; the override wins and says why.
+    assert minimax["is_general_rl_method"] is True and minimax["verdict_source"] == "override"
+    assert list(minimax["overridden"]) == ["is_general_rl_method", "loss_change_kind"]
+    assert minimax["loss_change_kind"] == "clip" and minimax["loss_change_cue"] == "override"
+    assert minimax["policy_params_b"] == 456.0  # total, not the 45.9B active
+    assert minimax["maintainer_company"] == "none" and minimax["affiliation_source"] == "arxiv"
+
+    assert gspo["maintainer_company"] == "Alibaba" and gspo["affiliation_source"] == "override"
+    assert gspo["policy_params_b"] is None and gspo["large_policy"] is None
+
+    figures = metadata(result, "paper_screening")
+    assert figures["dagster/row_count"] == 3
+    assert figures["verdicts_from_overrides"] == 1
+    assert figures["papers_with_overridden_values"] == 1
+    assert figures["openalex_skipped"] == 1  # DAPO: no key, so no lookup
+    assert figures["maintainer_company_known"] == 2
+
+
+def test_openalex_fills_missing_affiliations_once_and_is_cached(warehouse, curation):
+    fixtures = OpenAlexFixtures()
+    fixtures.works["2503.14476"] = [authorship("Qiying Yu", "ByteDance Seed")]
+    with running_fake_openalex(fixtures) as url:
+        openalex = OpenAlexSource(api_url=url, api_key="fake-key", min_interval_s=0, backoff_s=0)
+        first = materialize([paper_screening], warehouse, curation, openalex)
+        second = materialize([paper_screening], warehouse, curation, openalex)
+    assert first.success and second.success
+    # Only DAPO lacks affiliations from overrides and arXiv; the second run reads the cache.
+    assert [path for path, _ in fixtures.requests] == ["/works/doi:10.48550/arXiv.2503.14476"]
+    assert metadata(first, "paper_screening")["openalex_fetched"] == 1
+    assert metadata(second, "paper_screening")["openalex_requests"] == 0
+    company = warehouse.read(
+        "SELECT maintainer_company, affiliation_source FROM core.paper_screening WHERE arxiv_id = '2503.14476'"
+    )
+    assert company.rows() == [("ByteDance", "openalex")]
+    cached = warehouse.read("SELECT arxiv_id, status FROM raw.openalex_works")
+    assert cached.rows() == [("2503.14476", 200)]
+
+
+def test_a_malformed_override_fails_the_run_with_file_and_line(warehouse, curation):
+    (curation / "screening.csv").write_text(
+        "arxiv_id,is_general_rl_method,policy_params_b,loss_change_kind,code_released,code_url,reason\n"
+        "2506.13585,true,,clip,,,fine\n"
+        "2507.18071,maybe,,,,,unsure\n"
+    )
+    with pytest.raises(Exception, match=r"screening\.csv:3: 'is_general_rl_method' must be Boolean"):
+        materialize([paper_screening], warehouse, curation)
