@@ -180,10 +180,11 @@ def policy_sizes(papers: pl.DataFrame) -> pl.DataFrame:
 
 # -- loss change kind ---------------------------------------------------------------------
 
-#: (kind, pattern) in order of precedence when a paper's cues tie.
+#: (kind, pattern) in order of precedence when a paper's cues tie: a mask is the more
+#: specific mechanism (trust-region masking, masked clipping), so it goes first.
 LOSS_CHANGE_RULES: tuple[tuple[str, str], ...] = (
-    ("clip", r"(?i)\bclip(?:ping|ped|s)?\b|clip-higher|trust[- ]region"),
     ("mask", r"(?i)\bmask(?:ing|ed|s)?\b|updates? only on|only (?:on|update)\w* (?:positive|high)|restrict\w* (?:policy )?gradient updates? to|suppress only extreme"),
+    ("clip", r"(?i)\bclip(?:ping|ped|s)?\b|clip-higher|trust[- ]region"),
     ("weight", r"(?i)re-?weight\w*|weight(?:ing|ed|s)? (?:ratio|rewards?|tokens?|strategy|attempts)|advantage (?:estimat\w*|normali[sz]\w*|function|shaping|re-?weight\w*|reference|attribution|design)|\bbaselines?\b|credit|importance (?:sampling )?(?:ratios?|weights?)|up-?weights?|normali[sz]ation of advantages|reward normali[sz]ation|IS ratios|modulate|magnitude of (?:policy )?updates|entropy-weighted|weigh(?:t)?ing strategy"),
     ("coefficient", r"(?i)coefficient|length normali[sz]\w*|normali[sz]ation terms?|entropy (?:bonus|regulari[sz]ation|control)|KL (?:penalty|control|divergence control)|length-unbiased|GAE"),
     ("new_objective", r"(?i)\bnew (?:objective|loss)|objective|loss function|surrogate (?:loss|objective)|regulari[sz]er|\bloss\b|contrastive|geometric mean|reformulat\w*|distillation"),
