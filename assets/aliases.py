@@ -42,7 +42,7 @@ ESTABLISHED_NAMES = frozenset(
         "PPO", "GRPO", "DPO", "RLOO", "ReMax", "REINFORCE", "TRPO", "A2C", "A3C", "GAE", "SAC",
         "SimPO", "KTO", "ORPO", "IPO", "CPO", "RAFT", "ReST", "STaR", "VinePPO", "Online DPO",
         "iterative DPO", "Best-of-N", "BoN", "MCTS", "DQN", "TD", "KL", "NLL", "EMA", "Muon", "Adam",
-        "AdamW", "LoRA", "QLoRA", "DPO-Positive", "PRIME-RL",
+        "AdamW", "LoRA", "QLoRA", "DPO-Positive",
         # field jargon
         "RL", "RLHF", "RLAIF", "RLVR", "RFT", "ReFT", "SFT", "LLM", "LLMs", "LM", "LRM", "VLM", "MLLM",
         "MoE", "CoT", "Long-CoT", "PRM", "ORM", "RM", "PG", "MDP", "POMDP", "OOD", "SOTA", "AI", "AGI",

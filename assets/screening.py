@@ -17,7 +17,11 @@ Every rule is a named regular expression with a weight, so a verdict can always 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
+
+from assets.overrides import read_override_csv
 
 LOSS_CHANGE_KINDS = ("coefficient", "clip", "mask", "weight", "new_objective", "none")
 LARGE_POLICY_B = 30.0
@@ -286,11 +290,9 @@ SCREENING_SCHEMA = {
 }
 
 
-def read_screening_overrides(path) -> pl.DataFrame:
+def read_screening_overrides(path: Path) -> pl.DataFrame:
     """overrides/screening.csv: `arxiv_id`, then any of the overridable columns (blank
     keeps the rule's value), and `reason`."""
-    from assets.overrides import read_override_csv
-
     return read_override_csv(
         path,
         SCREENING_OVERRIDE_COLUMNS,
@@ -337,8 +339,7 @@ def paper_screening_of(papers: pl.DataFrame, maintainers: pl.DataFrame, override
             loss_change_kind=pl.coalesce("loss_change_kind_override", "loss_change_kind"),
             loss_change_cue=pl.when(set_by_override["loss_change_kind"]).then(pl.lit("override")).otherwise(pl.col("loss_change_cue")),
             code_released=pl.coalesce(code_released_override, pl.col("code_released")),
-            code_url=pl.when(code_released_override == False)  # noqa: E712  (polars expression)
-            .then(None)
+            code_url=pl.when(code_released_override.eq(False)).then(None)
             .otherwise(pl.coalesce("code_url_override", "code_url")),
         )
         .with_columns(large_policy=pl.col("policy_params_b") >= LARGE_POLICY_B)
