@@ -115,7 +115,9 @@ _CONFIG_PATH = r"(?i)\.(ya?ml|json|toml|ini|cfg|conf)$"
 _DATA_PATH = r"(?i)\.(jsonl|csv|tsv|parquet|arrow|pkl|npy|txt)$|(^|/)(data|datasets?|evaluation|eval)/.*\.json$"
 _SCRIPT_PATH = r"(?i)\.(sh|bash|zsh)$|(^|/)(Dockerfile[^/]*|requirements[^/]*|setup\.py|pyproject\.toml)$"
 #: A commit subject that adds something (conventional prefixes, verbs).
-_FEATURE_SUBJECT = r"(?i)\b(feat|feature|add|adds|added|support|supports|implement|implements|implemented|implementation|integrate|introduce|introduces|new)\b"
+#: A commit subject about documentation, a revert or a merge: naming a method there says
+#: nothing about code, even when the commit touches some.
+_NON_CODE_SUBJECT = r"(?i)^\W*(\[?(docs?|readme|typo|ci|chore)\]?\b|docs?\(|revert|merge\b)|\breadme\b|\btypos?\b"
 
 
 def normalized_prose(text: pl.Expr) -> pl.Expr:
@@ -258,9 +260,10 @@ def token_matches(places: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFr
 
 
 def _corroborated(rows: pl.DataFrame) -> pl.Expr:
-    """Whether the commit of each row names the same paper at another place, or in a path."""
+    """Whether the commit of each row names the same paper at another place, in its
+    message in any case (`(fix): topr loss`), or in a path."""
     places_per_commit = pl.col("place_id").n_unique().over("framework", "source_ref", "arxiv_id")
-    return (places_per_commit > 1) | pl.col("_path_names_method")
+    return (places_per_commit > 1) | pl.col("_path_names_method") | pl.col("_message_names_paper")
 
 
 _PLACE_SCHEMA: dict[str, pl.DataType] = {
@@ -375,16 +378,32 @@ def _commit_context(files: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def classified(mentions: pl.DataFrame, places: pl.DataFrame, files: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
-    """Mentions with their place's columns, `evidence_class` and the deciding `rule`."""
+def classified(
+    mentions: pl.DataFrame,
+    places: pl.DataFrame,
+    files: pl.DataFrame,
+    aliases: pl.DataFrame,
+    named_in_messages: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Mentions with their place's columns, `evidence_class` and the deciding `rule`.
+    `named_in_messages` (framework, source_ref, arxiv_id): commits whose message names
+    the paper in any case, the corroboration of a short acronym among code tokens."""
     context = _commit_context(files)
+    if named_in_messages is None:
+        named_in_messages = pl.DataFrame(schema={"framework": pl.Utf8, "source_ref": pl.Utf8, "arxiv_id": pl.Utf8})
     if "_subject" not in mentions.columns:
         mentions = mentions.with_columns(_subject=pl.lit(None, pl.Utf8), _subject_names_paper=pl.lit(None, pl.Boolean))
     rows = (
         mentions.join(places.drop("text", "tokens", "tokens_are_code"), on="place_id")
         .join(context, left_on=["framework", "source_ref"], right_on=["framework", "sha"], how="left")
+        .join(
+            named_in_messages.unique().with_columns(_message_names_paper=pl.lit(True)),
+            on=["framework", "source_ref", "arxiv_id"],
+            how="left",
+        )
         .with_columns(
             changes_code=pl.col("changes_code").fill_null(False),
+            _message_names_paper=pl.col("_message_names_paper").fill_null(False),
             code_paths=pl.col("code_paths").fill_null([]),
             recipe_dir=pl.col("path").str.extract(_RECIPE_DIR, 1),
             path_key=alias_key(pl.col("path").fill_null("").str.replace(r"^.*/", "").str.replace(r"\.[^.]*$", "")),
@@ -417,7 +436,7 @@ def classified(mentions: pl.DataFrame, places: pl.DataFrame, files: pl.DataFrame
         .then(
             pl.when(
                 pl.col("changes_code")
-                & pl.col("_subject").str.contains(_FEATURE_SUBJECT)
+                & ~pl.col("_subject").str.contains(_NON_CODE_SUBJECT)
                 & pl.col("_subject_names_paper")
             )
             .then(pl.lit("message_with_code"))
@@ -430,7 +449,13 @@ def classified(mentions: pl.DataFrame, places: pl.DataFrame, files: pl.DataFrame
         .when(is_doc & path.str.contains(_TOP_README))
         .then(pl.lit("readme_news"))
         .when(is_doc & pl.col("recipe_dir").is_not_null() & path.str.contains(_README))
-        .then(pl.when(recipe_with_code).then(pl.lit("recipe_with_code")).otherwise(pl.lit("recipe_readme_only")))
+        # Only the README of a recipe named for the method: a recipe's README also cites
+        # the related work it builds on (an async recipe citing every async system).
+        .then(
+            pl.when(recipe_with_code & recipe_named_for_method)
+            .then(pl.lit("recipe_with_code"))
+            .otherwise(pl.lit("recipe_readme_only"))
+        )
         .when(is_doc & page_names_method)
         .then(pl.lit("algorithm_doc"))
         # An algorithm page named for another paper's method cites this one as related work.
@@ -521,8 +546,26 @@ def evidence_of(
     places = evidence_places(commits, files, threads, comments)
     mentions = paper_mentions(places, papers, aliases)
     subjects = _message_subjects(places, mentions)
-    result = classified(mentions.join(subjects, on=["place_id", "arxiv_id"], how="left"), places, files, aliases)
+    result = classified(
+        mentions.join(subjects, on=["place_id", "arxiv_id"], how="left"),
+        places,
+        files,
+        aliases,
+        _loosely_named_in_messages(places, papers, aliases),
+    )
     return result.sort("framework", "occurred_at", "arxiv_id", "source_ref", "path", nulls_last=True)
+
+
+def _loosely_named_in_messages(places: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
+    """(framework, source_ref, arxiv_id) of commit messages naming a paper in any case."""
+    messages = places.filter((pl.col("source_type") == "commit") & pl.col("path").is_null())
+    loose = prose_patterns(papers, aliases).with_columns(exact=pl.lit(None, pl.Utf8))
+    return (
+        prose_matches(messages, loose)
+        .join(messages.select("place_id", "framework", "source_ref"), on="place_id")
+        .select("framework", "source_ref", "arxiv_id")
+        .unique()
+    )
 
 
 def _message_subjects(places: pl.DataFrame, mentions: pl.DataFrame) -> pl.DataFrame:

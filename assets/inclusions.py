@@ -122,8 +122,12 @@ def inclusions_of(
 ) -> pl.DataFrame:
     """One row per (paper, framework) included: the rules' first implementing commit,
     with overrides applied (remove drops it; add and redate set the commit and date,
-    the date from `included_at` or else the commit's committer time)."""
+    the date from `included_at` or else the commit's committer time). Overrides of
+    frameworks without stored commits wait until those are loaded."""
     by_rules = rule_inclusions(evidence, papers)
+    # A correction of a framework whose history is not loaded (yet) has nothing to
+    # correct: it applies once the framework's commits are there.
+    overrides = overrides.join(commits.select("framework").unique(), on="framework", how="semi")
     if overrides.is_empty():
         return by_rules.sort("framework", "included_at", "arxiv_id")
     corrected = (

@@ -114,3 +114,9 @@ def test_an_override_naming_an_unknown_commit_fails(tmp_path):
 
 def test_the_repository_overrides_file_is_valid():
     read_inclusion_overrides()
+
+
+def test_an_override_of_a_framework_not_loaded_yet_waits(tmp_path):
+    path = write_overrides(tmp_path, f"{DAPO},slime,add,deadbeef,,,slime's history is not loaded in this warehouse")
+    found = inclusions_of(evidence(), papers(), COMMITS, read_inclusion_overrides(path))
+    assert found.select("framework").to_series().to_list() == ["verl"]
