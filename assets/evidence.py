@@ -196,10 +196,18 @@ def prose_patterns(papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def prose_matches(places: pl.DataFrame, patterns: pl.DataFrame) -> pl.DataFrame:
-    """(place_id, arxiv_id, matched_by, matched_text) of every pattern found in the
-    places' `text`, in one Aho-Corasick pass per text over all patterns."""
-    out_schema = {"place_id": pl.Int64, "arxiv_id": pl.Utf8, "matched_by": pl.Utf8, "matched_text": pl.Utf8}
+def prose_matches(places: pl.DataFrame, patterns: pl.DataFrame, *, any_case: bool = False) -> pl.DataFrame:
+    """(place_id, arxiv_id, matched_by, matched_text, in_own_case) of every pattern
+    found in the places' `text`, in one Aho-Corasick pass per text over all patterns.
+    A case-sensitive acronym found in another case (`dapo` for DAPO) is kept only with
+    `any_case` (`in_own_case` false): it names the paper only as corroboration."""
+    out_schema = {
+        "place_id": pl.Int64,
+        "arxiv_id": pl.Utf8,
+        "matched_by": pl.Utf8,
+        "matched_text": pl.Utf8,
+        "in_own_case": pl.Boolean,
+    }
     if places.is_empty() or patterns.is_empty():
         return pl.DataFrame(schema=out_schema)
     searchable = pl.lit(patterns["pattern"].unique().sort().implode())
@@ -215,12 +223,14 @@ def prose_matches(places: pl.DataFrame, patterns: pl.DataFrame) -> pl.DataFrame:
         .unique()
         .with_columns(pattern=pl.col("found").str.to_lowercase())
     )
-    return (
-        found.join(patterns, on="pattern")
-        .filter(pl.col("exact").is_null() | (pl.col("found") == pl.col("exact")))
-        .select("place_id", "arxiv_id", "matched_by", matched_text=pl.col("found").str.strip_chars())
-        .cast(out_schema)
+    hits = found.join(patterns, on="pattern").with_columns(
+        in_own_case=pl.col("exact").is_null() | (pl.col("found") == pl.col("exact"))
     )
+    if not any_case:
+        hits = hits.filter("in_own_case")
+    return hits.select(
+        "place_id", "arxiv_id", "matched_by", "in_own_case", matched_text=pl.col("found").str.strip_chars()
+    ).select(list(out_schema)).cast(out_schema)
 
 
 def token_matches(places: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
@@ -340,11 +350,19 @@ def evidence_places(
     return places.with_row_index("place_id").with_columns(pl.col("place_id").cast(pl.Int64))
 
 
-def paper_mentions(places: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
+def paper_mentions(
+    places: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame, prose_hits: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """One row per (place, paper): the strongest way the paper was found there
-    (arXiv id, then title, then alias) and whether it was found in code tokens."""
-    patterns = prose_patterns(papers, aliases)
-    in_text = prose_matches(places, patterns).with_columns(in_code=pl.lit(False))
+    (arXiv id, then title, then alias) and whether it was found in code tokens.
+    `prose_hits`: the prose pass's matches when already computed (`prose_matches`)."""
+    if prose_hits is None:
+        prose_hits = prose_matches(places, prose_patterns(papers, aliases))
+    in_text = (
+        prose_hits.filter("in_own_case")
+        .select("place_id", "arxiv_id", "matched_by", "matched_text")
+        .with_columns(in_code=pl.lit(False))
+    )
     in_tokens = token_matches(places, papers, aliases).join(
         places.select("place_id", "tokens_are_code"), on="place_id"
     ).select("place_id", "arxiv_id", "matched_by", "matched_text", in_code=pl.col("tokens_are_code"))
@@ -544,25 +562,26 @@ def evidence_of(
     """One row per (paper, framework, place): every commit message, changed file,
     thread and comment that cites or names a paper, classified (EVIDENCE_SCHEMA)."""
     places = evidence_places(commits, files, threads, comments)
-    mentions = paper_mentions(places, papers, aliases)
+    # The one multi-pattern pass over all prose; acronyms in another case are kept for
+    # corroboration only.
+    prose_hits = prose_matches(places, prose_patterns(papers, aliases), any_case=True)
+    mentions = paper_mentions(places, papers, aliases, prose_hits)
     subjects = _message_subjects(places, mentions)
     result = classified(
         mentions.join(subjects, on=["place_id", "arxiv_id"], how="left"),
         places,
         files,
         aliases,
-        _loosely_named_in_messages(places, papers, aliases),
+        _named_in_messages(places, prose_hits),
     )
     return result.sort("framework", "occurred_at", "arxiv_id", "source_ref", "path", nulls_last=True)
 
 
-def _loosely_named_in_messages(places: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
-    """(framework, source_ref, arxiv_id) of commit messages naming a paper in any case."""
+def _named_in_messages(places: pl.DataFrame, prose_hits: pl.DataFrame) -> pl.DataFrame:
+    """(framework, source_ref, arxiv_id) of commit messages naming a paper, in any case."""
     messages = places.filter((pl.col("source_type") == "commit") & pl.col("path").is_null())
-    loose = prose_patterns(papers, aliases).with_columns(exact=pl.lit(None, pl.Utf8))
     return (
-        prose_matches(messages, loose)
-        .join(messages.select("place_id", "framework", "source_ref"), on="place_id")
+        prose_hits.join(messages.select("place_id", "framework", "source_ref"), on="place_id")
         .select("framework", "source_ref", "arxiv_id")
         .unique()
     )

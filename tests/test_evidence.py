@@ -184,3 +184,22 @@ def test_evidence_has_the_table_contract():
 def test_no_input_gives_no_evidence():
     empty = evidence_of(commits(), files(), no_threads(), no_comments(), papers(), aliases())
     assert empty.is_empty() and empty.schema == pl.Schema(EVIDENCE_SCHEMA)
+
+
+def test_an_acronym_in_code_is_confirmed_by_the_message_in_any_case():
+    found = commit_evidence("(fix): gspo loss.", ("roll/pipeline/rlvr/rlvr_config.py", "", ["gspo", "loss"]))
+    assert found.select("path", "rule").rows() == [("roll/pipeline/rlvr/rlvr_config.py", "code_identifier")]
+
+
+def test_a_recipe_readme_cites_related_work_unless_the_recipe_is_named_for_it():
+    found = commit_evidence(
+        "[trainer, recipe] feat: fully async training recipe",
+        ("recipe/fully_async_policy/README.md", "related: GSPO https://arxiv.org/abs/2507.18071", []),
+        ("recipe/fully_async_policy/trainer.py", "", ["trainer"]),
+    )
+    assert found.filter(pl.col("path").is_not_null())["rule"].to_list() == ["recipe_readme_only"]
+
+
+def test_a_docs_subject_naming_a_method_is_no_implementation():
+    found = commit_evidence("[doc] update GSPO doc", ("verl/utils/x.py", "", ["x"]))
+    assert found["rule"].to_list() == ["message_only"]
