@@ -23,6 +23,9 @@ FAILURE_PATTERNS: dict[str, str] = {
 #: KL named together with a blow-up or NaN word: the KL term is what failed.
 _KL = r"\b(kl|kl_loss|kl_divergence|low_var_kl)\b"
 _BLOWUP = r"\b(nan|inf|explod\w*|spik\w*|blow[\s_-]?ups?|huge|diverged|diverges|diverging)\b"
+#: A title that is a feature request, even one naming a failure ("Feature request:
+#: reward-hacking monitoring"): a wish, not a report.
+_REQUEST_TITLE = r"(?i)feature[\s_-]*request|\[feature|\[rfc\b|\bproposal\b|roadmap"
 #: A title asking for a feature: its body may discuss collapse or NaNs as motivation.
 _FEATURE_TITLE = r"(?i)feature|support|\badd|integrat|implement|request|proposal|\brfc\b|roadmap|\[new"
 
@@ -62,7 +65,9 @@ def failure_reports(threads: pl.DataFrame) -> pl.DataFrame:
     return (
         threads.filter(pl.col("kind") == "issue")
         .with_columns(
-            failure_kinds=pl.when(in_title.list.len() > 0)
+            failure_kinds=pl.when(title.str.contains(_REQUEST_TITLE))
+            .then(pl.lit([], pl.List(pl.Utf8)))
+            .when(in_title.list.len() > 0)
             .then(pl.concat_list(in_title, in_body).list.unique(maintain_order=True))
             .when(~title.str.contains(_FEATURE_TITLE))
             .then(in_body)

@@ -43,6 +43,7 @@ THREADS = threads(
     {"number": 4, "title": "Logits have nan values during training"},
     {"number": 5, "title": "[Feature] support GSPO", "body_tokens": ["entropy", "collapse", "GSPO"]},
     {"number": 6, "title": "loss is nan", "kind": "pull_request"},
+    {"number": 7, "title": "Feature request: reward-hacking monitoring hooks"},
 )
 
 
