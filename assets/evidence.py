@@ -81,6 +81,8 @@ RULES: dict[str, str] = {
     "config_identifier": "implementation",
     "code_identifier": "implementation",
     "code_reference": "implementation",  # the paper's link in a code comment or docstring
+    # An alias inside a code file's URL line (github.com/PRIME-RL/...): an org or repo name.
+    "url_mention": "citation",
 }
 
 _ID = r"\d{4}\.\d{4,5}"
@@ -269,11 +271,13 @@ def token_matches(places: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFr
     return pl.concat([by_alias, by_id]).cast(out_schema)
 
 
-def _corroborated(rows: pl.DataFrame) -> pl.Expr:
-    """Whether the commit of each row names the same paper at another place, in its
-    message in any case (`(fix): topr loss`), or in a path."""
-    places_per_commit = pl.col("place_id").n_unique().over("framework", "source_ref", "arxiv_id")
-    return (places_per_commit > 1) | pl.col("_path_names_method") | pl.col("_message_names_paper")
+def _corroborated(rows: pl.DataFrame, acronym_in_code: pl.Expr) -> pl.Expr:
+    """Whether the commit of each row names the same paper independently of its short
+    acronym among code tokens (another file with `pods` is no second opinion): in
+    prose in the acronym's own case, by id or title, in its message in any case
+    (`(fix): topr loss`), or in a path named for the method."""
+    independent = (~acronym_in_code).any().over("framework", "source_ref", "arxiv_id")
+    return independent | pl.col("_path_names_method") | pl.col("_message_names_paper")
 
 
 _PLACE_SCHEMA: dict[str, pl.DataType] = {
@@ -443,7 +447,11 @@ def classified(
         _path_names_method=page_names_method | recipe_named_for_method,
         _acronym=pl.col("_case_sensitive").fill_null(False),
     )
-    confirmed = ~(pl.col("in_code") & pl.col("_acronym") & (pl.col("matched_by") == "alias")) | _corroborated(rows)
+    acronym_in_code = pl.col("in_code") & pl.col("_acronym") & (pl.col("matched_by") == "alias")
+    # A capitalised word among code tokens (`Prime`, `She`, `Arm`) is prose in a string,
+    # not the acronym: an acronym in code is written all upper or all lower case.
+    word_cased = pl.col("matched_text").str.contains(r"^[A-Z][a-z]+$")
+    confirmed = ~acronym_in_code | (~word_cased & _corroborated(rows, acronym_in_code))
     page_names_other_paper = (pl.col("_page_papers").list.set_difference(pl.concat_list("arxiv_id")).list.len() > 0)
     rule = (
         pl.when(pl.col("source_type") == "thread")
@@ -481,6 +489,8 @@ def classified(
         .then(pl.lit("algorithm_doc"))
         .when(is_doc)
         .then(pl.lit("doc_citation"))
+        .when(~confirmed)
+        .then(pl.lit("unconfirmed_acronym"))
         .when(path.str.contains(_DATA_PATH))
         .then(pl.lit("data_file"))
         .when(path.str.contains(_SCRIPT_PATH))
@@ -493,12 +503,12 @@ def classified(
         .then(pl.lit("test"))
         .when(path.str.contains(_WEB_PATH) & ~(pl.col("in_code") & page_names_method))
         .then(pl.lit("web_page"))
-        .when(~confirmed)
-        .then(pl.lit("unconfirmed_acronym"))
         .when(pl.col("in_code") & path.str.contains(_CONFIG_PATH))
         .then(pl.lit("config_identifier"))
         .when(pl.col("in_code"))
         .then(pl.lit("code_identifier"))
+        .when(pl.col("matched_by") == "alias")
+        .then(pl.lit("url_mention"))
         .otherwise(pl.lit("code_reference"))
     )
     return (

@@ -146,16 +146,17 @@ RULE_EXAMPLES = [
     ("docs: link to external recipe", [("recipe/retool/README.md", "DAPO-based, see https://arxiv.org/abs/2503.14476", [])], DAPO, "recipe_readme_only"),
     ("[algo] feat: add GSPO", [("verl/trainer/ppo/core_algos.py", "", ["register_policy_loss", "gspo"])], GSPO, "code_identifier"),
     ("config", [("verl/trainer/config/actor.yaml", "", ["loss_agg_mode", "dr_grpo"])], DR_GRPO, "config_identifier"),
-    ("test: loss", [("tests/trainer/test_core_algos.py", "", ["test_gspo_loss", "GSPO"])], GSPO, "test"),
+    ("test: GSPO loss", [("tests/trainer/test_core_algos.py", "", ["test_gspo_loss", "GSPO"])], GSPO, "test"),
     ("feat: overlong", [("openrlhf/utils.py", "# https://arxiv.org/abs/2503.14476 soft overlong punishment", ["overlong"])], DAPO, "code_reference"),
     ("[algo] feat: add GSPO loss", [("verl/trainer/ppo/core_algos.py", "", ["compute_policy_loss"])], GSPO, "message_with_code"),
     ("docs: mention GSPO", [("docs/faq.rst", "nothing here", [])], GSPO, "message_only"),
     ("website", [("docs_roll/src/pages/careers/index.js", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
     ("notebook", [("examples/tutorial/agent_loop.ipynb", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
-    ("data", [("data/aime24/test.jsonl", "", ["dapo", "question"])], DAPO, "data_file"),
+    ("data", [("data/aime24/test.jsonl", "", ["dr_grpo", "question"])], DR_GRPO, "data_file"),
     ("run script with the DAPO data set", [("scripts/run-qwen3-4B.sh", "", ["dapo", "math", "prompt_data"])], DAPO, "script_mention"),
     ("example script", [("examples/dapo_trainer/run_dapo_qwen2.sh", "", ["dapo", "python3"])], DAPO, "example_script"),
     ("k8s", [("infra/cli.py", "", ["gspo", "kubectl"])], GSPO, "unconfirmed_acronym"),
+    ("reward", [("verl/reward/prime.py", "# from https://github.com/Dr-GRPO/verifiers", ["reward"])], DR_GRPO, "url_mention"),
 ]
 
 
@@ -203,3 +204,13 @@ def test_a_recipe_readme_cites_related_work_unless_the_recipe_is_named_for_it():
 def test_a_docs_subject_naming_a_method_is_no_implementation():
     found = commit_evidence("[doc] update GSPO doc", ("verl/utils/x.py", "", ["x"]))
     assert found["rule"].to_list() == ["message_only"]
+
+
+def test_a_capitalised_word_or_another_file_with_the_word_does_not_confirm_an_acronym():
+    found = commit_evidence(
+        "misc: prompts",
+        ("trl/trainer/a.py", "", ["Gspo", "prompt"]),
+        ("trl/trainer/b.py", "", ["gspo"]),
+        ("trl/trainer/c.py", "", ["GSPO"]),
+    )
+    assert set(found["rule"]) == {"unconfirmed_acronym"}
