@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 import dagster as dg
 import polars as pl
 
+from assets.aliases import ALIAS_SCHEMA
 from assets.commit_records import COMMIT_FILE_SCHEMA, COMMIT_SCHEMA
 from assets.evidence import EVIDENCE_SCHEMA, evidence_of
 from assets.frameworks import (
@@ -35,14 +36,6 @@ PAPER_ALIASES_TABLE = "core.paper_aliases"
 PAPERS = dg.AssetKey("papers")
 PAPER_ALIASES = dg.AssetKey("paper_aliases")
 
-_ALIAS_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "alias": pl.Utf8,
-    "normalized": pl.Utf8,
-    "source": pl.Utf8,
-    "ambiguous": pl.Boolean,
-    "case_sensitive": pl.Boolean,
-}
 _PAPER_COLUMNS = {"arxiv_id": pl.Utf8, "title": pl.Utf8, "published_at": pl.Datetime("us", "UTC")}
 
 
@@ -76,7 +69,7 @@ def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mate
         read_table(warehouse, THREADS_TABLE, THREAD_SCHEMA),
         read_table(warehouse, COMMENTS_TABLE, COMMENT_SCHEMA),
         read_papers(warehouse),
-        read_table(warehouse, PAPER_ALIASES_TABLE, _ALIAS_SCHEMA),
+        read_table(warehouse, PAPER_ALIASES_TABLE, ALIAS_SCHEMA),
     )
     with warehouse.connect() as conn:
         replace_table(conn, EVIDENCE_TABLE, result)

@@ -4,17 +4,10 @@ from datetime import UTC, datetime
 
 import polars as pl
 
+from assets.aliases import ALIAS_SCHEMA
 from assets.commit_records import COMMIT_FILE_SCHEMA, COMMIT_SCHEMA
 from assets.thread_records import COMMENT_SCHEMA, THREAD_SCHEMA
 
-ALIAS_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "alias": pl.Utf8,
-    "normalized": pl.Utf8,
-    "source": pl.Utf8,
-    "ambiguous": pl.Boolean,
-    "case_sensitive": pl.Boolean,
-}
 
 DAPO = "2503.14476"
 DR_GRPO = "2503.20783"
