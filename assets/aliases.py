@@ -65,22 +65,32 @@ _WE_PROPOSE = (
     r"(?i:\b(?:we|this (?:paper|work))\s+(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?)\s+)"
     r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
     + _LATEX_WRAP
-    + "(" + _NAME + r")(\s+[A-Z][a-z])?(\}?\s*[,(])?"
+    + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*[,(])?"
 )
 _NAMED = (
     r"(?i:\b(?:named|namely|called|dubbed|termed|coined)\s+(?:as\s+)?)"
     + _LATEX_WRAP
     + r"[\"'“]?("
     + _NAME
-    + r")(\s+[A-Z][a-z])?"
+    + r")(\s+[A-Z][A-Za-z])?"
 )
 _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
 _PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|term|call|name|dub|coin)"
+#: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
+#: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
+#: defines field terms, not the paper's name.
+_AUTHORS_OWN = r"(?i)\b(?:we|our|this (?:paper|work|study)|novel)\b"
+#: "we introduce Moonlight, a 16B MoE model": the name of a model, data set or benchmark
+#: the paper releases, which threads and configs use for the artifact, not a method.
+_ARTIFACT_APPOSITION = r"(\s*(?:a|an|the)\s[^.;,]{0,60}?\b(?:models?|datasets?|benchmarks?|corpus|corpora)\b)?"
+#: ... unless the apposition names a method first ("Intuitor, an RLIF method that uses a model's …").
+_METHOD_NOUN = r"(?i)\b(?:method|algorithm|approach|framework|objective|loss|technique|paradigm|recipe|estimator)\b"
 #: Words that open a title prefix which is a phrase, not a name ("Understanding R1-Zero-Like Training:").
 _PHRASE_OPENERS = r"(?i)^(?:part|on|towards?|beyond|understanding|rethinking|revisiting|learning|from|back|when|why|how|what|is|are|do|does|can|the|a|an)\b"
 _ROMAN = r"^[IVX]+$"
-#: A sentence ends at . ! ? after a lower-case word or digit, so "Dr. GRPO" stays whole.
-_SENTENCE_END = r"([a-z0-9)%]{2}[.!?])\s+([A-Z])"
+#: A sentence ends at . ! ? after a lower-case word, a digit or an acronym's parenthesis
+#: ("… (RL). Specifically"), so "Dr. GRPO" stays whole.
+_SENTENCE_END = r"((?:[a-z0-9)%]{2}|[A-Z]\))[.!?])\s+([A-Z])"
 
 #: A name counts when one of its words looks like one: two capitals (DAPO, DeepEyes), a
 #: digit beside letters (INTELLECT-2), ++, or a single capitalised word of a title prefix.
@@ -128,7 +138,14 @@ def _found(
     # parentheses (Lopti) or right after "we propose" before a comma (Intuitor, …).
     set_apart = pl.lit(True) if loose else pl.col("match").str.extract(pattern, 3).is_not_null() if delimited else pl.lit(False)
     return matches.select(
-        "arxiv_id", alias=pl.col("match").str.extract(pattern, 1), source=pl.lit(source), set_apart=set_apart
+        "arxiv_id",
+        alias=pl.col("match").str.extract(pattern, 1),
+        source=pl.lit(source),
+        set_apart=set_apart,
+        # Group 4 of the "we propose" pattern: the name is set apart as a model or data set.
+        artifact=pl.col("match").str.extract(pattern, 4).str.contains(_METHOD_NOUN).not_().fill_null(False)
+        if delimited
+        else pl.lit(False),
     )
 
 
@@ -154,7 +171,7 @@ def _title_prefixes(papers: pl.DataFrame) -> pl.DataFrame:
             | ((pl.col("words") == 2) & pl.col("alias").str.contains(_NAME_LIKE))
         )
         .filter(~pl.col("alias").str.contains(_ROMAN))
-        .select("arxiv_id", "alias", source=pl.lit("title_prefix"), set_apart=pl.lit(True))
+        .select("arxiv_id", "alias", source=pl.lit("title_prefix"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
 
 
@@ -165,7 +182,7 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
             sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
         )
         .explode("sentence")
-        .filter(pl.col("sentence").str.contains(_PROPOSAL_SENTENCE))
+        .filter(pl.col("sentence").str.contains(_PROPOSAL_SENTENCE) & pl.col("sentence").str.contains(_AUTHORS_OWN))
     )
 
 
@@ -178,7 +195,9 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _title_prefixes(papers),
             _found(papers, "title", _ACRONYM, "acronym"),
             _found(sentences, "sentence", _ACRONYM, "acronym", loose=True),
-            _found(sentences, "sentence", _WE_PROPOSE, "we_propose", runs_on_group=True, delimited=True),
+            _found(
+                sentences, "sentence", _WE_PROPOSE + _ARTIFACT_APPOSITION, "we_propose", runs_on_group=True, delimited=True
+            ).filter(~pl.col("artifact")),
             _found(sentences, "sentence", _NAMED, "named", runs_on_group=True),
         ]
     )
@@ -187,7 +206,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
         .filter(normalized_name(pl.col("alias")).str.len_chars() >= 3)
         .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED))
-        .drop("set_apart")
+        .drop("set_apart", "artifact")
     )
 
 

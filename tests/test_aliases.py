@@ -79,6 +79,29 @@ def test_phrases_are_not_names():
     assert names(result, "6") == {}
 
 
+def test_field_terms_model_names_and_run_on_words_are_not_a_papers_names():
+    result = paper_aliases_of(
+        papers(
+            # "On-Policy" runs on into the all-capital "RL": the start of the long form.
+            ("1", "On-Policy RL with Optimal Reward Baseline", "In this work, we propose On-Policy RL with Optimal reward baseline (OPO), a novel algorithm."),
+            # A term the sentence defines for someone else's method, after an acronym's "(RL)." ending.
+            ("2", "KDRL: Unified Distillation and RL", "We present KDRL, a framework that joins KD and RL (RL). Specifically, KDRL minimizes the reverse KL divergence (RKL)."),
+            # A model the paper releases names the artifact, not a method.
+            ("3", "Muon is Scalable for LLM Training", "Based on these improvements, we introduce Moonlight, a 3B/16B-parameter Mixture-of-Expert (MoE) model trained with Muon."),
+            # Acronyms of a sentence about other work, not the authors' own.
+            ("4", "Uniform Diffusion Models Revisited", "In Masked Diffusion Models (MDM) these choices coincide, whereas in Uniform Diffusion Models (UDM) they do not, as presented before."),
+            # A system's own novel paradigm still counts.
+            ("5", "MiMo Technical Report", "To scale post-training, MiMo introduces a novel Multi-Teacher On-Policy Distillation (MOPD) paradigm."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"OPO": "acronym"}
+    assert names(result, "2") == {"KDRL": "title_prefix"}
+    assert names(result, "3") == {}
+    assert names(result, "4") == {}
+    assert names(result, "5") == {"MOPD": "acronym"}
+
+
 def test_established_names_are_never_aliases_unless_an_override_adds_them():
     rows = papers(
         ("1", "GRPO: revisited", "We propose GRPO (GRPO) and we introduce PPO, a method; (RLHF) is named RL."),
