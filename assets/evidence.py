@@ -101,6 +101,10 @@ MIN_TITLE_CHARS = 20
 MIN_TITLE_WORDS = 3
 #: Aliases shorter than this are too likely to be another word.
 MIN_ALIAS_CHARS = 3
+#: A name found this many days or more before the paper's v1 was in use for something
+#: else (TRL's UDM of 2024 is not a 2026 paper's): such a place is not evidence at all.
+#: Closer to v1 it stays, and the early-inclusion check asks for a review.
+ALIAS_PREDATES_PAPER_DAYS = 180
 
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
 _DOC_SUFFIX = r"(?i)\.(md|mdx|rst|txt|adoc)$"
@@ -584,7 +588,19 @@ def evidence_of(
         aliases,
         _named_in_messages(places, prose_hits),
     )
-    return result.sort("framework", "occurred_at", "arxiv_id", "source_ref", "path", nulls_last=True)
+    return without_names_predating_papers(result, papers).sort("framework", "occurred_at", "arxiv_id", "source_ref", "path", nulls_last=True)
+
+
+def without_names_predating_papers(evidence: pl.DataFrame, papers: pl.DataFrame) -> pl.DataFrame:
+    """Evidence without the alias matches ALIAS_PREDATES_PAPER_DAYS or more before the
+    paper's v1: the name meant something else then."""
+    published = papers.select("arxiv_id", "published_at")
+    too_early = pl.col("occurred_at") < pl.col("published_at") - pl.duration(days=ALIAS_PREDATES_PAPER_DAYS)
+    return (
+        evidence.join(published, on="arxiv_id", how="left")
+        .filter(~((pl.col("matched_by") == "alias") & too_early.fill_null(False)))
+        .drop("published_at")
+    )
 
 
 def _named_in_messages(places: pl.DataFrame, prose_hits: pl.DataFrame) -> pl.DataFrame:
