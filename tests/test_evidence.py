@@ -214,3 +214,24 @@ def test_a_capitalised_word_or_another_file_with_the_word_does_not_confirm_an_ac
         ("trl/trainer/c.py", "", ["GSPO"]),
     )
     assert set(found["rule"]) == {"unconfirmed_acronym"}
+
+
+def test_a_name_in_use_half_a_year_before_its_paper_is_no_evidence():
+    """GSPO's v1 is 2025-07-24: `gspo` in 2024 code is something else; its arXiv id, and
+    the name a few weeks before v1 (authors upstream first), still count."""
+
+    def found_at(day: str, text: str, tokens: list[str]) -> list[tuple[str, str]]:
+        evidence = evidence_of(
+            commits(("verl", "c1", day, "feat: add GSPO loss")),
+            files(("verl", "c1", "verl/core_algos.py", text, tokens)),
+            no_threads(),
+            no_comments(),
+            papers(),
+            aliases(),
+        )
+        in_file = evidence.filter((pl.col("arxiv_id") == GSPO) & pl.col("path").is_not_null())
+        return in_file.select("matched_by", "rule").rows()
+
+    assert found_at("2024-09-01", "", ["gspo"]) == []
+    assert found_at("2025-07-01", "", ["gspo"]) == [("alias", "code_identifier")]
+    assert found_at("2024-09-01", "# https://arxiv.org/abs/2507.18071", ["loss"]) == [("arxiv_id", "code_reference")]
