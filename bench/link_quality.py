@@ -11,7 +11,10 @@ proposals, training failures), then prints
   bench/labels/inclusion_sample.csv (a pair is a true positive when both say included),
   and the median and largest date error of the true positives (days between the
   included_at and the committer time of the labelled commit);
-- the rules alone (without overrides/inclusions.csv), for comparison;
+- the rules alone (without overrides/inclusions.csv), on the whole sample and on each
+  `batch` of it: `tuning`, the pairs the rules were written against, and `held_out`, pairs
+  drawn at random (seeded) from the rules' output and labelled after the rules were
+  frozen, the independent figure;
 - every disagreement, to read;
 - how many proposals and training-failure reports the recorded threads give, and a
   sample of each to check by hand.
@@ -72,7 +75,7 @@ def load_snapshots(snapshot: Path) -> dict[str, pl.DataFrame]:
 
 
 def read_sample(path: Path = SAMPLE) -> pl.DataFrame:
-    return pl.read_csv(path, schema_overrides={"arxiv_id": pl.Utf8, "commit_sha": pl.Utf8}).with_columns(
+    return pl.read_csv(path, schema_overrides={"arxiv_id": pl.Utf8, "commit_sha": pl.Utf8, "batch": pl.Utf8}).with_columns(
         included=pl.col("included").cast(pl.Utf8).str.to_lowercase() == "true"
     )
 
@@ -151,6 +154,9 @@ def main() -> None:
     print_figures(f"inclusions (rules + {overrides.height} override row(s)) vs {SAMPLE.name}", figures)
     rules_figures, _ = scored(rules_only, sample, data["commits"])
     print_figures("rules alone", rules_figures)
+    for batch in sample["batch"].unique(maintain_order=True):
+        batch_figures, _ = scored(rules_only, sample.filter(pl.col("batch") == batch), data["commits"])
+        print_figures(f"rules alone, {batch} pairs", batch_figures)
     with pl.Config(tbl_rows=100, fmt_str_lengths=60, tbl_width_chars=220):
         print("\ndisagreements (labelled vs found):")
         print(
