@@ -72,6 +72,7 @@ RULES: dict[str, str] = {
     # Non-documentation files.
     "web_page": "citation",  # the project's website sources, notebooks
     "data_file": "citation",  # a word in a data set (jsonl, csv) is no code
+    "data_loader": "citation",  # code under datasets/ that loads the paper's data set, not its method
     "script_mention": "citation",  # a shell script or Dockerfile that only uses the name (a data set, a model)
     "example_script": "implementation",  # a run script named for the method
     "test": "implementation",
@@ -119,11 +120,24 @@ _WEB_PATH = r"(?i)\.(ipynb|html?|js|jsx|ts|tsx|css|scss|svg)$|(^|/)(website|site
 _TEST_PATH = r"(?i)(^|/)(tests?|testing)/|(^|/)test_[^/]*$|_tests?\.[a-z]+$"
 _CONFIG_PATH = r"(?i)\.(ya?ml|json|toml|ini|cfg|conf)$"
 _DATA_PATH = r"(?i)\.(jsonl|csv|tsv|parquet|arrow|pkl|npy|txt)$|(^|/)(data|datasets?|evaluation|eval)/.*\.json$"
+_DATA_LOADER_PATH = r"(?i)(^|/)(datasets?|data_preprocess)/"
 _SCRIPT_PATH = r"(?i)\.(sh|bash|zsh)$|(^|/)(Dockerfile[^/]*|requirements[^/]*|setup\.py|pyproject\.toml)$"
 #: A commit subject that adds something (conventional prefixes, verbs).
 #: A commit subject about documentation, a revert or a merge: naming a method there says
 #: nothing about code, even when the commit touches some.
 _NON_CODE_SUBJECT = r"(?i)^\W*(\[?(docs?|readme|typo|ci|chore)\]?\b|docs?\(|revert|merge\b)|\breadme\b|\btypos?\b"
+
+
+#: The directories of a URL (`https://github.com/PRIME-RL/PRIME` keeps `PRIME`) and the
+#: organisation of a model id (`PRIME-RL/Eurus-2-7B-SFT`): names of places, not mentions.
+_URL_DIRECTORIES = r"https?://[^\s)\]>\"'`]*/"
+_MODEL_ID_ORG = r"\b[A-Za-z][A-Za-z0-9_.-]*/([A-Za-z][A-Za-z0-9_.]*-[A-Za-z0-9_.-]*[0-9])"
+
+
+def without_place_names(text: pl.Expr) -> pl.Expr:
+    """Text without URL directories and model-id organisations (the last URL segment,
+    where an arXiv id stands, is kept)."""
+    return text.fill_null("").str.replace_all(_URL_DIRECTORIES, " ").str.replace_all(_MODEL_ID_ORG, "${1}")
 
 
 def normalized_prose(text: pl.Expr) -> pl.Expr:
@@ -220,7 +234,7 @@ def prose_matches(places: pl.DataFrame, patterns: pl.DataFrame, *, any_case: boo
     found = (
         places.select(
             "place_id",
-            found=normalized_prose(pl.col("text")).str.extract_many(
+            found=normalized_prose(without_place_names(pl.col("text"))).str.extract_many(
                 searchable, ascii_case_insensitive=True, overlapping=True
             ),
         )
@@ -497,6 +511,8 @@ def classified(
         .then(pl.lit("unconfirmed_acronym"))
         .when(path.str.contains(_DATA_PATH))
         .then(pl.lit("data_file"))
+        .when(path.str.contains(_DATA_LOADER_PATH) & ~path.str.contains(_TEST_PATH))
+        .then(pl.lit("data_loader"))
         .when(path.str.contains(_SCRIPT_PATH))
         .then(
             pl.when(page_names_method | recipe_named_for_method)

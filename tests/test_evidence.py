@@ -153,10 +153,16 @@ RULE_EXAMPLES = [
     ("website", [("docs_roll/src/pages/careers/index.js", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
     ("notebook", [("examples/tutorial/agent_loop.ipynb", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
     ("data", [("data/aime24/test.jsonl", "", ["dr_grpo", "question"])], DR_GRPO, "data_file"),
+    (
+        "feat: audio-visual GRPO recipe",
+        [("nemo_rl/data/datasets/response_datasets/intent.py", "", ["load_dataset", "DrGRPO"])],
+        DR_GRPO,
+        "data_loader",
+    ),
     ("run script with the DAPO data set", [("scripts/run-qwen3-4B.sh", "", ["dapo", "math", "prompt_data"])], DAPO, "script_mention"),
     ("example script", [("examples/dapo_trainer/run_dapo_qwen2.sh", "", ["dapo", "python3"])], DAPO, "example_script"),
     ("k8s", [("infra/cli.py", "", ["gspo", "kubectl"])], GSPO, "unconfirmed_acronym"),
-    ("reward", [("verl/reward/prime.py", "# from https://github.com/Dr-GRPO/verifiers", ["reward"])], DR_GRPO, "url_mention"),
+    ("reward", [("verl/reward/prime.py", "# from https://github.com/sail-sg/Dr-GRPO", ["reward"])], DR_GRPO, "url_mention"),
 ]
 
 
@@ -235,3 +241,22 @@ def test_a_name_in_use_half_a_year_before_its_paper_is_no_evidence():
     assert found_at("2024-09-01", "", ["gspo"]) == []
     assert found_at("2025-07-01", "", ["gspo"]) == [("alias", "code_identifier")]
     assert found_at("2024-09-01", "# https://arxiv.org/abs/2507.18071", ["loss"]) == [("arxiv_id", "code_reference")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| PRIME | Dr-GRPO/Eurus-2-7B-SFT | 36.1 |",  # a model id's organisation
+        "verifiers from https://github.com/Dr-GRPO/verifiers/blob/main/math.py",  # a URL directory
+    ],
+)
+def test_organisations_and_url_directories_are_not_mentions(text):
+    found = commit_evidence("docs: baselines", ("docs/algo/baseline.md", text, []))
+    assert found.filter(pl.col("arxiv_id") == DR_GRPO).is_empty()
+
+
+def test_a_url_keeps_its_last_segment_and_prose_keeps_slashed_lists():
+    found = commit_evidence(
+        "docs", ("docs/notes.md", "see https://huggingface.co/papers/2503.14476 and Dr. GRPO/GSPO losses", [])
+    )
+    assert sorted(found.select("arxiv_id", "matched_by").rows()) == [(DAPO, "arxiv_id"), (DR_GRPO, "alias"), (GSPO, "alias")]
