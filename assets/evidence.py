@@ -55,6 +55,9 @@ EVIDENCE_CLASSES = ("implementation", "citation")
 
 #: Every classification rule and the class it gives, in the order they are tried.
 RULES: dict[str, str] = {
+    # A framework's own system paper (AReaL in AReaL): the framework is that paper's
+    # code from its first commit, not a method it took in; its history only cites it.
+    "own_system_paper": "citation",
     # Threads and comments discuss a paper; only commits can include one.
     "thread_mention": "citation",
     "comment_mention": "citation",
@@ -174,6 +177,17 @@ def usable_aliases(aliases: pl.DataFrame) -> pl.DataFrame:
     unique_papers = usable.group_by("normalized").agg(pl.col("arxiv_id").n_unique().alias("papers"))
     return usable.join(unique_papers.filter(pl.col("papers") == 1), on="normalized", how="semi").unique(
         ["arxiv_id", "normalized", "alias"]
+    )
+
+
+def own_system_papers(aliases: pl.DataFrame) -> pl.DataFrame:
+    """(arxiv_id, framework key) of the papers named like a framework ("AReaL: A
+    Large-Scale Asynchronous RL System" is AReaL's): the key is the framework slug
+    without hyphens (`nemorl`)."""
+    return (
+        aliases.filter(pl.col("normalized").is_in(list(FRAMEWORK_NAMES)))
+        .select("arxiv_id", _framework_key="normalized")
+        .unique()
     )
 
 
@@ -433,8 +447,11 @@ def classified(
         named_in_messages = pl.DataFrame(schema={"framework": pl.Utf8, "source_ref": pl.Utf8, "arxiv_id": pl.Utf8})
     if "_subject" not in mentions.columns:
         mentions = mentions.with_columns(_subject=pl.lit(None, pl.Utf8), _subject_names_paper=pl.lit(None, pl.Boolean))
+    own = own_system_papers(aliases).with_columns(_own_paper=pl.lit(True))
     rows = (
         mentions.join(places.drop("text", "tokens", "tokens_are_code"), on="place_id")
+        .with_columns(_framework_key=pl.col("framework").str.replace_all("-", ""))
+        .join(own, on=["arxiv_id", "_framework_key"], how="left")
         .join(context, left_on=["framework", "source_ref"], right_on=["framework", "sha"], how="left")
         .join(
             named_in_messages.unique().with_columns(_message_names_paper=pl.lit(True)),
@@ -444,6 +461,7 @@ def classified(
         .with_columns(
             changes_code=pl.col("changes_code").fill_null(False),
             _message_names_paper=pl.col("_message_names_paper").fill_null(False),
+            _own_paper=pl.col("_own_paper").fill_null(False),
             code_paths=pl.col("code_paths").fill_null([]),
             recipe_dir=pl.col("path").str.extract(_RECIPE_DIR, 1),
             path_key=alias_key(pl.col("path").fill_null("").str.replace(r"^.*/", "").str.replace(r"\.[^.]*$", "")),
@@ -472,7 +490,9 @@ def classified(
     confirmed = ~acronym_in_code | (~word_cased & _corroborated(rows, acronym_in_code))
     page_names_other_paper = (pl.col("_page_papers").list.set_difference(pl.concat_list("arxiv_id")).list.len() > 0)
     rule = (
-        pl.when(pl.col("source_type") == "thread")
+        pl.when(pl.col("_own_paper"))
+        .then(pl.lit("own_system_paper"))
+        .when(pl.col("source_type") == "thread")
         .then(pl.lit("thread_mention"))
         .when(pl.col("source_type") == "comment")
         .then(pl.lit("comment_mention"))

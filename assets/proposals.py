@@ -65,7 +65,8 @@ def proposals_of(
     framework (or the paper was never included there)."""
     strength = pl.col("matched_by").replace_strict({kind: rank for rank, kind in enumerate(MATCH_KINDS)}, default=9)
     named = (
-        evidence.filter(pl.col("source_type").is_in(["thread", "comment"]))
+        # A thread citing the framework's own system paper proposes nothing to it.
+        evidence.filter(pl.col("source_type").is_in(["thread", "comment"]) & (pl.col("rule") != "own_system_paper"))
         .with_columns(number=pl.col("source_ref").cast(pl.Int64), _strength=strength)
         .sort("_strength", pl.col("source_type") != "thread")
         .group_by("arxiv_id", "framework", "number", maintain_order=True)

@@ -177,7 +177,7 @@ def test_each_classification_rule(message, file_rows, paper, rule):
 
 
 def test_every_rule_has_an_example_and_a_class():
-    assert {row[3] for row in RULE_EXAMPLES} | {"thread_mention", "comment_mention"} == set(RULES)
+    assert {row[3] for row in RULE_EXAMPLES} | {"thread_mention", "comment_mention", "own_system_paper"} == set(RULES)
     assert set(RULES.values()) == {"implementation", "citation"}
 
 
@@ -260,3 +260,23 @@ def test_a_url_keeps_its_last_segment_and_prose_keeps_slashed_lists():
         "docs", ("docs/notes.md", "see https://huggingface.co/papers/2503.14476 and Dr. GRPO/GSPO losses", [])
     )
     assert sorted(found.select("arxiv_id", "matched_by").rows()) == [(DAPO, "arxiv_id"), (DR_GRPO, "alias"), (GSPO, "alias")]
+
+
+def test_a_frameworks_own_system_paper_is_only_cited_in_it():
+    """A paper named like the framework (its system paper) is the framework's code from
+    the start: an algorithm page of verl citing "verl's" paper is no inclusion there."""
+    own = aliases((DAPO, "verl", False, False))
+    found = commit_evidence(
+        "[algo] feat: GRPO page", ("docs/algo/grpo.md", "see https://arxiv.org/abs/2503.14476", []), alias_rows=own
+    )
+    assert found.select("path", "rule", "evidence_class").rows() == [("docs/algo/grpo.md", "own_system_paper", "citation")]
+    # In another framework the same page is an algorithm page.
+    other = evidence_of(
+        commits(("trl", "c2", "2025-04-01", "docs")),
+        files(("trl", "c2", "docs/algo/grpo.md", "see https://arxiv.org/abs/2503.14476", [])),
+        no_threads(),
+        no_comments(),
+        papers(),
+        own,
+    )
+    assert other.filter(pl.col("path").is_not_null())["rule"].to_list() == ["algorithm_doc"]

@@ -75,3 +75,11 @@ def test_named_in_a_comment_merged_and_a_non_maintainer_reply(found):
     pr = found.filter(pl.col("number") == 700).row(0, named=True)
     assert pr["named_in"] == "comment" and pr["merged"] is True and pr["kind"] == "pull_request"
     assert pr["maintainer_replied"] is False and pr["days_open"] == pytest.approx(29.0)
+
+
+def test_threads_citing_the_frameworks_own_system_paper_propose_nothing():
+    # GSPO named like the framework (its system paper): thread 900 in verl is no proposal.
+    own = aliases(("2507.18071", "verl", False, False))
+    evidence = evidence_of(commits(), files(), THREADS, COMMENTS, papers(), own)
+    found = proposals_of(evidence, THREADS, COMMENTS, INCLUSIONS, AS_OF)
+    assert sorted(found.select("number", "arxiv_id").rows()) == [(700, DAPO), (742, DR_GRPO)]
