@@ -44,6 +44,7 @@ from assets.training_failures import training_failures_of  # noqa: E402
 from orchestration.settings import frameworks  # noqa: E402
 
 SAMPLE = ROOT / "bench" / "labels" / "inclusion_sample.csv"
+HAND_CHECK_SEED = 20261203
 DEFAULT_SNAPSHOT = ROOT.parent / "shared" / "snapshots"
 
 
@@ -184,21 +185,31 @@ def main() -> None:
         f"{proposals['arxiv_id'].n_unique()} papers; training-failure reports: {failure_issues.height} issues, "
         f"{linked.height} linked to an implementation"
     )
+    # Seeded random samples, so that a hand check can be repeated and extended.
+    proposal_sample = proposals.sample(n=min(args.threads_sample, proposals.height), seed=HAND_CHECK_SEED)
+    failure_issues_sample = (
+        failures.group_by("framework", "number")
+        .agg(
+            pl.col("title").first(),
+            pl.col("failure_kinds").first(),
+            arxiv_ids=pl.col("arxiv_id").drop_nulls().unique().sort().str.join(","),
+            link_keys=pl.col("link_key").drop_nulls().unique().sort().str.join(","),
+        )
+        .sort("framework", "number")
+    )
+    failure_issues_sample = failure_issues_sample.sample(
+        n=min(args.threads_sample, failure_issues_sample.height), seed=HAND_CHECK_SEED
+    )
     with pl.Config(tbl_rows=100, fmt_str_lengths=70, tbl_width_chars=220):
-        print(f"\nproposals to check by hand (first {args.threads_sample} by framework and number):")
+        print(f"\nproposals to check by hand ({proposal_sample.height} drawn with seed {HAND_CHECK_SEED}):")
         print(
-            proposals.head(args.threads_sample).select(
+            proposal_sample.sort("framework", "number").select(
                 "framework", "number", "kind", "state", "arxiv_id", "matched_by", "named_in",
                 pl.col("included_at").dt.date(), "replies_by_others", "title",
             )
         )
-        print(f"\ntraining failures to check by hand (first {args.threads_sample}):")
-        print(
-            failures.head(args.threads_sample).select(
-                "framework", "number", "failure_kinds", "arxiv_id", "linked_by", "link_key", "title"
-            )
-        )
-
+        print(f"\ntraining-failure reports to check by hand ({failure_issues_sample.height} issues drawn with seed {HAND_CHECK_SEED}):")
+        print(failure_issues_sample.sort("framework", "number"))
 
 if __name__ == "__main__":
     main()
