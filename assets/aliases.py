@@ -123,6 +123,7 @@ def _found(
     runs_on_group: bool = False,
     delimited: bool = False,
     loose: bool = False,
+    artifacts: bool = False,
 ) -> pl.DataFrame:
     """Group 1 of every match of `pattern`; a match whose group 2 is set (the name runs on
     into a capitalised word: "we propose Group-in-Group Policy …") is the start of a long
@@ -142,9 +143,10 @@ def _found(
         alias=pl.col("match").str.extract(pattern, 1),
         source=pl.lit(source),
         set_apart=set_apart,
-        # Group 4 of the "we propose" pattern: the name is set apart as a model or data set.
+        # With `artifacts`, group 4 is an apposition that sets the name apart as a model
+        # or data set (_ARTIFACT_APPOSITION).
         artifact=pl.col("match").str.extract(pattern, 4).str.contains(_METHOD_NOUN).not_().fill_null(False)
-        if delimited
+        if artifacts
         else pl.lit(False),
     )
 
@@ -196,7 +198,13 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(papers, "title", _ACRONYM, "acronym"),
             _found(sentences, "sentence", _ACRONYM, "acronym", loose=True),
             _found(
-                sentences, "sentence", _WE_PROPOSE + _ARTIFACT_APPOSITION, "we_propose", runs_on_group=True, delimited=True
+                sentences,
+                "sentence",
+                _WE_PROPOSE + _ARTIFACT_APPOSITION,
+                "we_propose",
+                runs_on_group=True,
+                delimited=True,
+                artifacts=True,
             ).filter(~pl.col("artifact")),
             _found(sentences, "sentence", _NAMED, "named", runs_on_group=True),
         ]

@@ -624,7 +624,9 @@ def evidence_of(
         aliases,
         _named_in_messages(places, prose_hits),
     )
-    return without_names_predating_papers(result, papers).sort("framework", "occurred_at", "arxiv_id", "source_ref", "path", nulls_last=True)
+    return without_names_predating_papers(result, papers).sort(
+        "framework", "occurred_at", "arxiv_id", "source_ref", "path", nulls_last=True
+    )
 
 
 def without_names_predating_papers(evidence: pl.DataFrame, papers: pl.DataFrame) -> pl.DataFrame:
