@@ -75,7 +75,7 @@ _NAMED = (
     + r")(\s+[A-Z][A-Za-z])?"
 )
 _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
-_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|term|call|name|dub|coin)"
+_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|term|call|name|dub|coin|novel)"
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.

@@ -102,6 +102,16 @@ def test_field_terms_model_names_and_run_on_words_are_not_a_papers_names():
     assert names(result, "5") == {"MOPD": "acronym"}
 
 
+def test_a_novel_algorithm_named_in_a_sentence_without_a_proposal_verb_counts():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Let It Flow", "Our approach includes a novel policy optimization algorithm, Interaction-based Policy Alignment (IPA), which assigns credit over chunks."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"IPA": "acronym"}
+
+
 def test_established_names_are_never_aliases_unless_an_override_adds_them():
     rows = papers(
         ("1", "GRPO: revisited", "We propose GRPO (GRPO) and we introduce PPO, a method; (RLHF) is named RL."),
