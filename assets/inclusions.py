@@ -179,3 +179,22 @@ def inclusions_of(
     ).cast(INCLUSION_SCHEMA)
     kept = by_rules.join(overrides.select("arxiv_id", "framework"), on=["arxiv_id", "framework"], how="anti")
     return pl.concat([kept, corrected], how="vertical").sort("framework", "included_at", "arxiv_id")
+
+
+def stale_inclusion_overrides(evidence: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:
+    """The override rows that no longer correct anything: a remove or redate of a pair
+    the rules do not include, an add of a pair they do. A rule fixed at its source
+    leaves such rows behind, and a stale remove hides the inclusion once the rules find
+    it rightly."""
+    implemented = (
+        evidence.filter((pl.col("source_type") == "commit") & (pl.col("evidence_class") == "implementation"))
+        .select("arxiv_id", "framework")
+        .unique()
+        .with_columns(_by_rules=pl.lit(True))
+    )
+    return (
+        overrides.join(implemented, on=["arxiv_id", "framework"], how="left")
+        .with_columns(_by_rules=pl.col("_by_rules").fill_null(False))
+        .filter(pl.when(pl.col("action") == "add").then(pl.col("_by_rules")).otherwise(~pl.col("_by_rules")))
+        .drop("_by_rules")
+    )

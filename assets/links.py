@@ -18,7 +18,12 @@ from assets.frameworks import (
     FRAMEWORK_THREADS,
     THREADS_TABLE,
 )
-from assets.inclusions import INCLUSION_SCHEMA, inclusions_of, read_inclusion_overrides
+from assets.inclusions import (
+    INCLUSION_SCHEMA,
+    inclusions_of,
+    read_inclusion_overrides,
+    stale_inclusion_overrides,
+)
 from assets.papers import PAPERS_TABLE, derived_automation
 from assets.preview import table_metadata
 from assets.proposals import PROPOSAL_SCHEMA, proposals_of
@@ -98,20 +103,25 @@ def inclusions(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Ma
     with implementation evidence for the paper (committer time, UTC), its sha, URL and
     path, the lag after the paper's v1 in days, and how it was matched; corrected by
     overrides/inclusions.csv (`source` = rules or override)."""
-    result = inclusions_of(
-        read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA),
-        read_papers(warehouse),
-        read_table(warehouse, COMMITS_TABLE, COMMIT_SCHEMA),
-        read_inclusion_overrides(),
-    )
+    evidence_rows = read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA)
+    overrides = read_inclusion_overrides()
+    commits = read_table(warehouse, COMMITS_TABLE, COMMIT_SCHEMA)
+    result = inclusions_of(evidence_rows, read_papers(warehouse), commits, overrides)
     with warehouse.connect() as conn:
         replace_table(conn, INCLUSIONS_TABLE, result)
     context.log.info(f"inclusions: {result.height} (paper, framework) pairs")
+    stale = stale_inclusion_overrides(evidence_rows, overrides)
+    for row in stale.iter_rows(named=True):
+        context.log.warning(
+            f"overrides/inclusions.csv: {row['action']} of {row['arxiv_id']} in {row['framework']} corrects nothing "
+            "now (the rules agree): review or delete the row"
+        )
     return dg.MaterializeResult(
         metadata=table_metadata(
             result,
             ["arxiv_id", "framework", "included_at", "commit_sha", "path", "lag_days", "source"],
             overrides=int((result["source"] == "override").sum()),
+            stale_overrides=stale.height,
         )
     )
 

@@ -36,7 +36,7 @@ from assets.aliases import paper_aliases_of, read_alias_overrides  # noqa: E402
 from assets.arxiv_feed import parse_feed  # noqa: E402
 from assets.commit_records import snapshot_commit_frames  # noqa: E402
 from assets.evidence import evidence_of  # noqa: E402
-from assets.inclusions import inclusions_of, read_inclusion_overrides  # noqa: E402
+from assets.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides  # noqa: E402
 from assets.papers import papers_from_entries  # noqa: E402
 from assets.proposals import proposals_of  # noqa: E402
 from assets.thread_records import snapshot_thread_frames  # noqa: E402
@@ -153,6 +153,9 @@ def main() -> None:
     with_overrides = inclusions_of(evidence, data["papers"], data["commits"], overrides)
     figures, disagreements = scored(with_overrides, sample, data["commits"])
     print_figures(f"inclusions (rules + {overrides.height} override row(s)) vs {SAMPLE.name}", figures)
+    stale = stale_inclusion_overrides(evidence, overrides)
+    if stale.height:
+        print(f"\nstale rows in overrides/inclusions.csv (they correct nothing now): {stale.select('arxiv_id', 'framework', 'action').rows()}")
     rules_figures, _ = scored(rules_only, sample, data["commits"])
     print_figures("rules alone", rules_figures)
     for batch in sample["batch"].unique(maintain_order=True):

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from assets.evidence import evidence_of
-from assets.inclusions import INCLUSION_SCHEMA, inclusions_of, read_inclusion_overrides
+from assets.inclusions import INCLUSION_SCHEMA, inclusions_of, read_inclusion_overrides, stale_inclusion_overrides
 from assets.overrides import OverrideError
 from tests.link_fixtures import DAPO, GSPO, aliases, at, commits, files, no_comments, no_threads, papers
 
@@ -120,3 +120,17 @@ def test_an_override_of_a_framework_not_loaded_yet_waits(tmp_path):
     path = write_overrides(tmp_path, f"{DAPO},slime,add,deadbeef,,,slime's history is not loaded in this warehouse")
     found = inclusions_of(evidence(), papers(), COMMITS, read_inclusion_overrides(path))
     assert found.select("framework").to_series().to_list() == ["verl"]
+
+
+
+def test_overrides_that_correct_nothing_are_reported_as_stale(tmp_path):
+    path = write_overrides(
+        tmp_path,
+        f"{DAPO},verl,remove,,,,the rules include DAPO in verl: a live correction",
+        f"{GSPO},trl,remove,,,,the rules do not include GSPO in trl (a release blog): stale",
+        f"{DAPO},trl,redate,,2025-09-01,,nothing to redate: stale",
+    )
+    stale = stale_inclusion_overrides(evidence(), read_inclusion_overrides(path))
+    assert sorted(stale.select("arxiv_id", "framework", "action").rows()) == [(DAPO, "trl", "redate"), (GSPO, "trl", "remove")]
+    added = write_overrides(tmp_path, f"{DAPO},verl,add,impl2,,,the rules already include it: stale")
+    assert stale_inclusion_overrides(evidence(), read_inclusion_overrides(added))["action"].to_list() == ["add"]
