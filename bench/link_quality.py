@@ -12,9 +12,10 @@ proposals, training failures), then prints
   and the median and largest date error of the true positives (days between the
   included_at and the committer time of the labelled commit);
 - the rules alone (without overrides/inclusions.csv), on the whole sample and on each
-  `batch` of it: `tuning`, the pairs the rules were written against, and `held_out`, pairs
-  drawn at random (seeded) from the rules' output and labelled after the rules were
-  frozen, the independent figure;
+  `batch` of it: `tuning`, the pairs the rules were written against, and `held_out` …
+  `held_out_4`, pairs drawn at random (seeded) from the rules' output and labelled after
+  the rules of the time were frozen;
+- the rows of overrides/inclusions.csv that correct nothing any more;
 - every disagreement, to read;
 - how many proposals and training-failure reports the recorded threads give, and a
   sample of each to check by hand.
@@ -155,7 +156,8 @@ def main() -> None:
     print_figures(f"inclusions (rules + {overrides.height} override row(s)) vs {SAMPLE.name}", figures)
     stale = stale_inclusion_overrides(evidence, overrides)
     if stale.height:
-        print(f"\nstale rows in overrides/inclusions.csv (they correct nothing now): {stale.select('arxiv_id', 'framework', 'action').rows()}")
+        rows = stale.select("arxiv_id", "framework", "action").rows()
+        print(f"\nstale rows in overrides/inclusions.csv (they correct nothing now): {rows}")
     rules_figures, _ = scored(rules_only, sample, data["commits"])
     print_figures("rules alone", rules_figures)
     for batch in sample["batch"].unique(maintain_order=True):
