@@ -125,7 +125,6 @@ _CONFIG_PATH = r"(?i)\.(ya?ml|json|toml|ini|cfg|conf)$"
 _DATA_PATH = r"(?i)\.(jsonl|csv|tsv|parquet|arrow|pkl|npy|txt)$|(^|/)(data|datasets?|evaluation|eval)/.*\.json$"
 _DATA_LOADER_PATH = r"(?i)(^|/)(datasets?|data_preprocess)/"
 _SCRIPT_PATH = r"(?i)\.(sh|bash|zsh)$|(^|/)(Dockerfile[^/]*|requirements[^/]*|setup\.py|pyproject\.toml)$"
-#: A commit subject that adds something (conventional prefixes, verbs).
 #: A commit subject about documentation, a revert or a merge: naming a method there says
 #: nothing about code, even when the commit touches some.
 _NON_CODE_SUBJECT = r"(?i)^\W*(\[?(docs?|readme|typo|ci|chore)\]?\b|docs?\(|revert|merge\b)|\breadme\b|\btypos?\b"
@@ -326,35 +325,37 @@ _PLACE_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
+def _commit_places(frame: pl.DataFrame, *, path: pl.Expr, text: pl.Expr, tokens: pl.Expr) -> pl.DataFrame:
+    """Places of commits (a message, or a changed file): `frame` has the commit's
+    framework, sha, committer time and URL."""
+    return frame.select(
+        "framework",
+        source_type=pl.lit("commit"),
+        source_ref=pl.col("sha"),
+        comment_id=pl.lit(None, pl.Int64),
+        url=pl.col("html_url"),
+        occurred_at=pl.col("committed_at"),
+        path=path,
+        text=text,
+        tokens=tokens,
+        tokens_are_code=pl.lit(True),
+    )
+
+
 def evidence_places(
     commits: pl.DataFrame, files: pl.DataFrame, threads: pl.DataFrame, comments: pl.DataFrame
 ) -> pl.DataFrame:
     """Every searchable place, numbered (`place_id`): commit messages, changed files,
     threads (title and body, or the recorded tokens) and comments."""
     commit_keys = commits.select("framework", "sha", "committed_at", "html_url")
-    messages = commits.select(
-        "framework",
-        source_type=pl.lit("commit"),
-        source_ref=pl.col("sha"),
-        comment_id=pl.lit(None, pl.Int64),
-        url=pl.col("html_url"),
-        occurred_at=pl.col("committed_at"),
-        path=pl.lit(None, pl.Utf8),
-        text=pl.col("message"),
-        tokens=pl.lit([], pl.List(pl.Utf8)),
-        tokens_are_code=pl.lit(True),
+    messages = _commit_places(
+        commits, path=pl.lit(None, pl.Utf8), text=pl.col("message"), tokens=pl.lit([], pl.List(pl.Utf8))
     )
-    changed = files.join(commit_keys, on=["framework", "sha"]).select(
-        "framework",
-        source_type=pl.lit("commit"),
-        source_ref=pl.col("sha"),
-        comment_id=pl.lit(None, pl.Int64),
-        url=pl.col("html_url"),
-        occurred_at=pl.col("committed_at"),
+    changed = _commit_places(
+        files.join(commit_keys, on=["framework", "sha"]),
         path=pl.col("path"),
         text=pl.col("added_text"),
         tokens=pl.col("added_tokens"),
-        tokens_are_code=pl.lit(True),
     )
     thread_places = threads.select(
         "framework",
