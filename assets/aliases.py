@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from assets.overrides import OVERRIDES_DIR, read_override_csv
+from assets.overrides import OVERRIDES_DIR, about_known_papers, read_override_csv
 
 ALIASES_OVERRIDES = OVERRIDES_DIR / "aliases.csv"
 
@@ -258,7 +258,12 @@ def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFr
     removed = overrides.filter(pl.col("action") == "remove").select(
         "arxiv_id", normalized=normalized_name(pl.col("alias"))
     )
-    added = overrides.filter(pl.col("action") == "add").select("arxiv_id", "alias", source=pl.lit("override"))
+    # An alias of a paper that is not harvested waits for it: it must not link evidence to an unknown id.
+    added = (
+        about_known_papers(overrides, papers)
+        .filter(pl.col("action") == "add")
+        .select("arxiv_id", "alias", source=pl.lit("override"))
+    )
     names = (
         rule_aliases(papers)
         .with_columns(normalized=normalized_name(pl.col("alias")))

@@ -7,7 +7,15 @@ from pathlib import Path
 import polars as pl
 
 from assets.evidence import UTC_TIME
-from assets.overrides import OVERRIDES_DIR, OverrideError, read_override_csv
+from assets.overrides import (
+    LINE,
+    OVERRIDES_DIR,
+    UTC_TIME as OVERRIDE_TIME,
+    about_known_papers,
+    cell_error,
+    read_override_csv,
+)
+from orchestration.settings import frameworks
 
 INCLUSION_SCHEMA: dict[str, pl.DataType] = {
     "arxiv_id": pl.Utf8(),
@@ -34,7 +42,7 @@ INCLUSION_OVERRIDE_COLUMNS: dict[str, pl.DataType] = {
     "framework": pl.Utf8(),
     "action": pl.Utf8(),
     "commit_sha": pl.Utf8(),
-    "included_at": pl.Utf8(),  # ISO-8601; UTC when no offset is given
+    "included_at": OVERRIDE_TIME,  # ISO-8601; UTC when no offset is given
     "path": pl.Utf8(),
 }
 
@@ -52,36 +60,23 @@ _RULE_PREFERENCE = {
 
 
 def read_inclusion_overrides(path: Path = INCLUSION_OVERRIDES_PATH) -> pl.DataFrame:
-    """The validated rows of overrides/inclusions.csv (OverrideError names file and line)."""
+    """The validated rows of overrides/inclusions.csv (`OverrideError`: `file:line: column value: reason`)."""
     frame = read_override_csv(
         path,
         INCLUSION_OVERRIDE_COLUMNS,
         required=("arxiv_id", "framework", "action"),
-        allowed={"action": OVERRIDE_ACTIONS},
+        allowed={"action": OVERRIDE_ACTIONS, "framework": [framework.slug for framework in frameworks()]},
         unique=("arxiv_id", "framework"),
     )
-    dated = frame.with_columns(included_at=_parsed_time(pl.col("included_at")))
-    bad = dated.filter(pl.col("included_at").is_null() & frame["included_at"].is_not_null())
-    if bad.height:
-        raise OverrideError(f"{path}: included_at {bad['included_at'][0]!r} is not an ISO-8601 time")
-    missing = dated.filter(
+    undated = frame.filter(
         pl.col("action").is_in(["add", "redate"]) & pl.col("commit_sha").is_null() & pl.col("included_at").is_null()
     )
-    if missing.height:
-        row = missing.row(0, named=True)
-        raise OverrideError(
-            f"{path}: {row['action']} of {row['arxiv_id']} in {row['framework']} needs a commit_sha or an included_at"
+    if undated.height:
+        row = undated.row(0, named=True)
+        raise cell_error(
+            path, row[LINE], "commit_sha", "", f"an {row['action']} needs a commit_sha or an included_at"
         )
-    return dated
-
-
-def _parsed_time(text: pl.Expr) -> pl.Expr:
-    with_offset = text.str.replace(r"Z$", "+00:00")
-    return pl.coalesce(
-        with_offset.str.to_datetime("%Y-%m-%dT%H:%M:%S%z", time_unit="us", strict=False).dt.convert_time_zone("UTC"),
-        with_offset.str.to_datetime("%Y-%m-%dT%H:%M:%S", time_unit="us", strict=False).dt.replace_time_zone("UTC"),
-        with_offset.str.to_datetime("%Y-%m-%d", time_unit="us", strict=False).dt.replace_time_zone("UTC"),
-    )
+    return frame
 
 
 def _lag_days(included_at: pl.Expr, published_at: pl.Expr) -> pl.Expr:
@@ -123,11 +118,13 @@ def inclusions_of(
     """One row per (paper, framework) included: the rules' first implementing commit,
     with overrides applied (remove drops it; add and redate set the commit and date,
     the date from `included_at` or else the commit's committer time). Overrides of
-    frameworks without stored commits wait until those are loaded."""
+    frameworks without stored commits, or of papers not harvested, wait until those are loaded."""
     by_rules = rule_inclusions(evidence, papers)
-    # A correction of a framework whose history is not loaded (yet) has nothing to
-    # correct: it applies once the framework's commits are there.
-    overrides = overrides.join(commits.select("framework").unique(), on="framework", how="semi")
+    # A correction of a paper or a framework history that is not loaded (yet) has
+    # nothing to correct: it applies once they are there.
+    overrides = about_known_papers(overrides, papers).join(
+        commits.select("framework").unique(), on="framework", how="semi"
+    )
     if overrides.is_empty():
         return by_rules.sort("framework", "included_at", "arxiv_id")
     corrected = (
@@ -160,9 +157,12 @@ def inclusions_of(
     unknown = corrected.filter(pl.col("included_at").is_null())
     if unknown.height:
         row = unknown.row(0, named=True)
-        raise OverrideError(
-            f"{INCLUSION_OVERRIDES_PATH.name}: commit {row['commit_sha']} of {row['framework']} is not in "
-            f"raw.git_commits and the row gives no included_at ({row['arxiv_id']})"
+        raise cell_error(
+            Path(INCLUSION_OVERRIDES_PATH.name),
+            row[LINE],
+            "commit_sha",
+            row["commit_sha"],
+            f"not a commit of {row['framework']} in raw.git_commits, and the row gives no included_at",
         )
     corrected = corrected.select(
         "arxiv_id",

@@ -2,6 +2,7 @@
 included, which threads proposed it, and which issues report training failures."""
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import dagster as dg
 import polars as pl
@@ -24,8 +25,9 @@ from assets.inclusions import (
     read_inclusion_overrides,
     stale_inclusion_overrides,
 )
-from assets.papers import PAPERS_TABLE, derived_automation
-from assets.preview import table_metadata
+from assets.papers import PAPERS_TABLE, CurationConfig, derived_automation
+from assets.overrides import about_known_papers, waiting_for_papers
+from assets.preview import table_metadata, waiting_overrides_metadata
 from assets.proposals import PROPOSAL_SCHEMA, proposals_of
 from assets.thread_records import COMMENT_SCHEMA, THREAD_SCHEMA
 from assets.training_failures import TRAINING_FAILURE_SCHEMA, training_failures_of
@@ -98,19 +100,24 @@ def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mate
     pool=WRITER_POOL,
     automation_condition=derived_automation,
 )
-def inclusions(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+def inclusions(context: dg.AssetExecutionContext, config: CurationConfig, warehouse: Warehouse) -> dg.MaterializeResult:
     """One row per (paper, framework) included: the first commit on the default branch
     with implementation evidence for the paper (committer time, UTC), its sha, URL and
     path, the lag after the paper's v1 in days, and how it was matched; corrected by
     overrides/inclusions.csv (`source` = rules or override)."""
     evidence_rows = read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA)
-    overrides = read_inclusion_overrides()
+    overrides = read_inclusion_overrides(Path(config.overrides_dir) / "inclusions.csv")
     commits = read_table(warehouse, COMMITS_TABLE, COMMIT_SCHEMA)
-    result = inclusions_of(evidence_rows, read_papers(warehouse), commits, overrides)
+    known_papers = read_papers(warehouse)
+    result = inclusions_of(evidence_rows, known_papers, commits, overrides)
     with warehouse.connect() as conn:
         replace_table(conn, INCLUSIONS_TABLE, result)
-    context.log.info(f"inclusions: {result.height} (paper, framework) pairs")
-    stale = stale_inclusion_overrides(evidence_rows, overrides)
+    waiting = waiting_for_papers(overrides, known_papers)
+    context.log.info(
+        f"inclusions: {result.height} (paper, framework) pairs; "
+        f"{waiting.height} override row(s) wait for papers not harvested yet"
+    )
+    stale = stale_inclusion_overrides(evidence_rows, about_known_papers(overrides, known_papers))
     for row in stale.iter_rows(named=True):
         context.log.warning(
             f"overrides/inclusions.csv: {row['action']} of {row['arxiv_id']} in {row['framework']} corrects nothing "
@@ -122,6 +129,7 @@ def inclusions(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Ma
             ["arxiv_id", "framework", "included_at", "commit_sha", "path", "lag_days", "source"],
             overrides=int((result["source"] == "override").sum()),
             stale_overrides=stale.height,
+            **waiting_overrides_metadata({"inclusions.csv": waiting}),
         )
     )
 

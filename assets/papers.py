@@ -14,8 +14,8 @@ from assets.affiliations import (
     read_affiliation_overrides,
 )
 from assets.aliases import paper_aliases_of, read_alias_overrides
-from assets.overrides import OVERRIDES_DIR
-from assets.preview import table_metadata
+from assets.overrides import OVERRIDES_DIR, waiting_for_papers
+from assets.preview import table_metadata, waiting_overrides_metadata
 from assets.screening import paper_screening_of, read_screening_overrides
 from assets.sources import ARXIV_ENTRIES_TABLE, ARXIV_ENTRY_ROW_SCHEMA, arxiv_entries
 from orchestration.clients.openalex import WORK_SCHEMA, empty_works, openalex_affiliations
@@ -100,7 +100,10 @@ def papers(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
 class CurationConfig(dg.Config):
     """Where the curation CSVs are read from (the repository's overrides/ by default)."""
 
-    overrides_dir: str = Field(default=str(OVERRIDES_DIR), description="Folder of aliases.csv, screening.csv, affiliations.csv.")
+    overrides_dir: str = Field(
+        default=str(OVERRIDES_DIR),
+        description="Folder of aliases.csv, screening.csv, affiliations.csv and inclusions.csv.",
+    )
 
 
 #: What the screening reads of core.papers, with its types.
@@ -139,7 +142,11 @@ def paper_aliases(context: dg.AssetExecutionContext, config: CurationConfig, war
         replace_table(conn, PAPER_ALIASES_TABLE, result)
     from_overrides = int(result["source"].eq("override").sum())
     removed = int(overrides["action"].eq("remove").sum())
-    context.log.info(f"paper_aliases: {result.height} names of {result['arxiv_id'].n_unique()} papers")
+    waiting = waiting_for_papers(overrides, source)
+    context.log.info(
+        f"paper_aliases: {result.height} names of {result['arxiv_id'].n_unique()} papers; "
+        f"{waiting.height} curated alias row(s) wait for papers not harvested yet"
+    )
     return dg.MaterializeResult(
         metadata=table_metadata(
             result,
@@ -148,6 +155,7 @@ def paper_aliases(context: dg.AssetExecutionContext, config: CurationConfig, war
             ambiguous_aliases=int(result["ambiguous"].sum()),
             aliases_from_overrides=from_overrides,
             aliases_removed_by_overrides=removed,
+            **waiting_overrides_metadata({"aliases.csv": waiting}),
         )
     )
 
@@ -204,7 +212,8 @@ def paper_screening(
     source = _read_papers(warehouse)
     curation = Path(config.overrides_dir)
     screening_overrides = read_screening_overrides(curation / "screening.csv")
-    curated = override_affiliations(read_affiliation_overrides(curation / "affiliations.csv"))
+    affiliation_overrides = read_affiliation_overrides(curation / "affiliations.csv")
+    curated = override_affiliations(affiliation_overrides)
     recorded = arxiv_affiliations(source)
     known = set(curated["arxiv_id"]) | set(recorded["arxiv_id"])
     looked_up, figures = _openalex_affiliations(
@@ -217,7 +226,14 @@ def paper_screening(
     with warehouse.connect() as conn:
         replace_table(conn, PAPER_SCREENING_TABLE, result)
     general = int(result["is_general_rl_method"].sum())
-    context.log.info(f"paper_screening: {general} of {result.height} papers propose a general RL method")
+    waiting = {
+        "screening.csv": waiting_for_papers(screening_overrides, source),
+        "affiliations.csv": waiting_for_papers(affiliation_overrides, source),
+    }
+    context.log.info(
+        f"paper_screening: {general} of {result.height} papers propose a general RL method; "
+        f"{sum(rows.height for rows in waiting.values())} curated row(s) wait for papers not harvested yet"
+    )
     return dg.MaterializeResult(
         metadata=table_metadata(
             result,
@@ -230,6 +246,7 @@ def paper_screening(
             policy_size_unknown=int(result["policy_params_b"].is_null().sum()),
             code_released=int(result["code_released"].sum()),
             maintainer_company_known=int(result["maintainer_company"].is_not_null().sum()),
+            **waiting_overrides_metadata(waiting),
             **figures,
         )
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import dagster as dg
 import polars as pl
@@ -37,4 +37,18 @@ def table_metadata(
         "dagster/row_count": frame.height,
         "preview": dg.MetadataValue.md(markdown_preview(frame, columns)),
         **extra,
+    }
+
+
+def waiting_overrides_metadata(waiting: Mapping[str, pl.DataFrame]) -> dict[str, object]:
+    """How many curation rows wait for a paper not harvested yet, and which, per file
+    (`waiting` maps a file's name to its rows that `waiting_for_papers` set aside)."""
+    lines = [
+        f"- {name}:{line} {arxiv_id}"
+        for name, rows in waiting.items()
+        for line, arxiv_id in rows.select("line", "arxiv_id").iter_rows()
+    ]
+    return {
+        "overrides_waiting_for_paper": len(lines),
+        "overrides_waiting": dg.MetadataValue.md("\n".join(lines) or "none"),
     }

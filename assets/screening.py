@@ -298,6 +298,7 @@ def read_screening_overrides(path: Path) -> pl.DataFrame:
         SCREENING_OVERRIDE_COLUMNS,
         required=["arxiv_id"],
         allowed={"loss_change_kind": LOSS_CHANGE_KINDS},
+        formats={"code_url": (r"^https?://\S+$", "not an http(s) URL")},
         unique=["arxiv_id"],
     )
 

@@ -12,6 +12,7 @@ from assets.commit_records import COMMIT_SCHEMA
 from assets.evidence import EVIDENCE_CLASSES, EVIDENCE_SCHEMA, MATCH_KINDS, RULES, SOURCE_TYPES
 from assets.frameworks import COMMITS_TABLE
 from assets.inclusions import INCLUSION_SCHEMA, INCLUSION_SOURCES
+from assets.overrides import ARXIV_ID_REGEX
 from assets.links import (
     EVIDENCE_TABLE,
     INCLUSIONS_TABLE,
@@ -29,11 +30,6 @@ from assets.training_failures import TRAINING_FAILURE_SCHEMA
 from orchestration.settings import frameworks
 from orchestration.warehouse import Warehouse
 
-#: New-style ids: YYMM.NNNN up to 1412, YYMM.NNNNN from 1501; old style: archive/YYMMNNN.
-ARXIV_ID_REGEX = (
-    r"^(?:(?:0[7-9]|1[0-4])(?:0[1-9]|1[0-2])\.\d{4}|(?:1[5-9]|[2-9]\d)(?:0[1-9]|1[0-2])\.\d{5}"
-    r"|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})$"
-)
 URL_REGEX = r"^https?://[^\s/$.?#][^\s]*$"
 #: An inclusion this long before the paper's v1 is more likely a wrong match than
 #: authors upstreaming early: a warning to review, not an error.

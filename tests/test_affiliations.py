@@ -102,8 +102,8 @@ def test_company_pattern_escapes_variants():
 
 def test_affiliation_overrides_need_an_affiliation_and_a_reason(tmp_path):
     path = tmp_path / "affiliations.csv"
-    path.write_text("arxiv_id,author,affiliation,reason\n2503.14476,,ByteDance Seed,author list\n2504.1,,,no affiliation\n")
-    with pytest.raises(OverrideError, match=r"affiliations.csv:3: empty 'affiliation'"):
+    path.write_text("arxiv_id,author,affiliation,reason\n2503.14476,,ByteDance Seed,author list\n2504.00001,,,no affiliation\n")
+    with pytest.raises(OverrideError, match=r"affiliations.csv:3: affiliation '': empty"):
         read_affiliation_overrides(path)
 
 

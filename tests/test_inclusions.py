@@ -7,7 +7,7 @@ import pytest
 
 from assets.evidence import evidence_of
 from assets.inclusions import INCLUSION_SCHEMA, inclusions_of, read_inclusion_overrides, stale_inclusion_overrides
-from assets.overrides import OverrideError
+from assets.overrides import OverrideError, waiting_for_papers
 from tests.link_fixtures import DAPO, GSPO, aliases, at, commits, files, no_comments, no_threads, papers
 
 COMMITS = commits(
@@ -93,23 +93,46 @@ def test_redate_by_date_alone_keeps_the_commit(tmp_path):
 @pytest.mark.parametrize(
     "row, message",
     [
-        (f"{DAPO},verl,add,,,,", "reason"),
-        (f"{DAPO},verl,move,,,,why", "unknown 'action'"),
-        (f"{DAPO},verl,add,,,,no commit and no date", "needs a commit_sha or an included_at"),
-        (f"{DAPO},verl,add,,yesterday,,bad date", "not an ISO-8601 time"),
+        (f"{DAPO},verl,add,,,,", "reason '': empty: every correction says why"),
+        (f"{DAPO},verl,move,,,,why", "action 'move': unknown; expected one of ['add', 'redate', 'remove']"),
+        (f"{DAPO},verll,add,c1,,,typo in the framework", "framework 'verll': unknown; expected one of ["),
+        (f"{DAPO}v2,verl,add,c1,,,a version", "arxiv_id '2503.14476v2': not an arXiv id without version"),
+        ("DAPO,verl,add,c1,,,a name", "arxiv_id 'DAPO': not an arXiv id without version"),
+        (f"{DAPO},verl,add,,,,no commit and no date", "commit_sha '': an add needs a commit_sha or an included_at"),
+        (f"{DAPO},verl,add,,yesterday,,bad date", "included_at 'yesterday': must be an ISO-8601 date or time"),
+        (f"{DAPO},verl,add,,2025-13-01,,bad month", "included_at '2025-13-01': must be an ISO-8601 date or time"),
     ],
 )
-def test_bad_override_rows_fail_naming_the_file(tmp_path, row, message):
-    path = write_overrides(tmp_path, row)
-    with pytest.raises(OverrideError, match=message) as raised:
+def test_bad_override_rows_fail_naming_the_file_line_column_and_value(tmp_path, row, message):
+    path = write_overrides(tmp_path, "# a comment first, so the bad row is on line 3", row)
+    with pytest.raises(OverrideError) as raised:
         read_inclusion_overrides(path)
-    assert str(path) in str(raised.value)
+    assert str(raised.value).startswith(f"{path}:3: ")
+    assert message in str(raised.value)
 
 
-def test_an_override_naming_an_unknown_commit_fails(tmp_path):
+def test_an_override_naming_an_unknown_commit_fails_with_its_line(tmp_path):
     path = write_overrides(tmp_path, f"{DAPO},verl,redate,nosuchsha,,,typo")
-    with pytest.raises(OverrideError, match="nosuchsha"):
+    with pytest.raises(OverrideError, match=r"inclusions.csv:2: commit_sha 'nosuchsha': not a commit of verl"):
         inclusions_of(evidence(), papers(), COMMITS, read_inclusion_overrides(path))
+
+
+def test_an_override_of_a_paper_not_harvested_waits_for_it(tmp_path):
+    path = write_overrides(
+        tmp_path,
+        "2601.00001,verl,add,,2026-01-05,,a paper outside this window",
+        "2601.00002,verl,remove,,,,another one",
+    )
+    overrides = read_inclusion_overrides(path)
+    found = inclusions_of(evidence(), papers(), COMMITS, overrides)
+    assert found["arxiv_id"].to_list() == [DAPO]  # the rules' inclusion only: nothing about unknown papers
+    assert waiting_for_papers(overrides, papers()).select("line", "arxiv_id").rows() == [
+        (2, "2601.00001"),
+        (3, "2601.00002"),
+    ]
+    with_paper = pl.concat([papers(), papers().head(1).with_columns(arxiv_id=pl.lit("2601.00001"))])
+    arrived = inclusions_of(evidence(), with_paper, COMMITS, overrides)
+    assert sorted(arrived["arxiv_id"].to_list()) == [DAPO, "2601.00001"]  # applied once the paper arrives
 
 
 def test_the_repository_overrides_file_is_valid():

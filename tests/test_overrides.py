@@ -5,7 +5,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.overrides import OverrideError, read_override_csv
+from assets.overrides import OverrideError, about_known_papers, read_override_csv, waiting_for_papers
 
 COLUMNS = {"arxiv_id": pl.Utf8, "is_general": pl.Boolean, "params_b": pl.Float64, "kind": pl.Utf8}
 KINDS = ("clip", "mask")
@@ -30,17 +30,20 @@ def test_rows_are_typed_and_blank_optional_cells_are_null(tmp_path):
         "2501.00002,No,,,\"a reason, with a comma\"\n",
     )
     frame = read(path)
-    assert frame.schema == pl.Schema({**COLUMNS, "reason": pl.Utf8})
+    assert frame.schema == pl.Schema({**COLUMNS, "reason": pl.Utf8, "line": pl.Int64})
     assert frame.rows() == [
-        ("2501.00001", True, 32.0, "clip", "the abstract says so"),
-        ("2501.00002", False, None, None, "a reason, with a comma"),
+        ("2501.00001", True, 32.0, "clip", "the abstract says so", 3),
+        ("2501.00002", False, None, None, "a reason, with a comma", 4),
     ]
 
 
 def test_absent_and_header_only_files_give_an_empty_frame_with_the_schema(tmp_path):
     for frame in (read(tmp_path / "absent.csv"), read(write(tmp_path, "arxiv_id,is_general,params_b,kind,reason\n"))):
         assert frame.height == 0
-        assert frame.columns == ["arxiv_id", "is_general", "params_b", "kind", "reason"]
+        assert frame.columns == ["arxiv_id", "is_general", "params_b", "kind", "reason", "line"]
+
+
+HEADER = "arxiv_id,is_general,params_b,kind,reason\n"
 
 
 @pytest.mark.parametrize(
@@ -48,14 +51,16 @@ def test_absent_and_header_only_files_give_an_empty_frame_with_the_schema(tmp_pa
     [
         ("arxiv_id,is_general,params_b,reason\n", 1, "missing column(s) ['kind']"),
         ("arxiv_id,is_general,params_b,kind,reason,extra\n", 1, "unknown column(s) ['extra']"),
-        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,clip,ok\n2501.2,true,1,clip\n", 3, "4 fields"),
-        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,clip,ok\n2501.2,true,1,clip,  \n", 3, "empty reason"),
-        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,maybe,1,clip,ok\n", 2, "'is_general' must be Boolean"),
-        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,32B,clip,ok\n", 2, "'params_b' must be Float64"),
-        ("arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,weight,ok\n", 2, "unknown 'kind' 'weight'"),
-        ("arxiv_id,is_general,params_b,kind,reason\n,true,1,clip,ok\n", 2, "empty 'arxiv_id'"),
+        (HEADER + "2501.00001,true,1,clip,ok\n2501.00002,true,1,clip\n", 3, "4 fields"),
+        (HEADER + "2501.00001,true,1,clip,ok\n2501.00002,true,1,clip,  \n", 3, "reason '': empty: every correction says why"),
+        (HEADER + "2501.00001,maybe,1,clip,ok\n", 2, "is_general 'maybe': must be true or false"),
+        (HEADER + "2501.00001,true,32B,clip,ok\n", 2, "params_b '32B': must be a number"),
+        (HEADER + "2501.00001,true,1,weight,ok\n", 2, "kind 'weight': unknown; expected one of ['clip', 'mask']"),
+        (HEADER + ",true,1,clip,ok\n", 2, "arxiv_id '': empty: this column is required"),
+        (HEADER + "2501.1,true,1,clip,ok\n", 2, "arxiv_id '2501.1': not an arXiv id without version"),
+        (HEADER + "2501.00001v3,true,1,clip,ok\n", 2, "arxiv_id '2501.00001v3': not an arXiv id without version"),
         (
-            "arxiv_id,is_general,params_b,kind,reason\n2501.1,true,1,clip,ok\n2501.2,true,1,clip,ok\n2501.1,false,1,clip,no\n",
+            HEADER + "2501.00001,true,1,clip,ok\n2501.00002,true,1,clip,ok\n2501.00001,false,1,clip,no\n",
             4,
             "duplicate ['arxiv_id'] (first on line 2)",
         ),
@@ -71,6 +76,19 @@ def test_a_malformed_row_names_the_file_the_line_and_the_reason(tmp_path, text, 
 
 
 def test_reason_is_required_even_when_the_caller_relaxes_every_other_column(tmp_path):
-    path = write(tmp_path, "arxiv_id,is_general,params_b,kind,reason\n2501.1,,,,\n")
-    with pytest.raises(OverrideError, match=r"screening.csv:2: empty reason"):
+    path = write(tmp_path, "arxiv_id,is_general,params_b,kind,reason\n2501.00001,,,,\n")
+    with pytest.raises(OverrideError, match=r"screening.csv:2: reason '': empty"):
         read_override_csv(path, COLUMNS, required=[])
+
+
+def test_old_style_arxiv_ids_are_accepted(tmp_path):
+    path = write(tmp_path, HEADER + "hep-th/0101001,true,1,clip,an old-style id\n")
+    assert read(path)["arxiv_id"].to_list() == ["hep-th/0101001"]
+
+
+def test_waiting_rows_are_the_ones_about_papers_not_harvested(tmp_path):
+    path = write(tmp_path, HEADER + "2501.00001,true,1,clip,known\n2601.00009,false,,,not harvested yet\n")
+    overrides = read(path)
+    papers = pl.DataFrame({"arxiv_id": ["2501.00001", "2501.00002"]})
+    assert waiting_for_papers(overrides, papers).select("line", "arxiv_id").rows() == [(3, "2601.00009")]
+    assert about_known_papers(overrides, papers)["arxiv_id"].to_list() == ["2501.00001"]

@@ -174,5 +174,25 @@ def test_a_malformed_override_fails_the_run_with_file_and_line(warehouse, curati
         "2506.13585,true,,clip,,,fine\n"
         "2507.18071,maybe,,,,,unsure\n"
     )
-    with pytest.raises(Exception, match=r"screening\.csv:3: 'is_general_rl_method' must be Boolean"):
+    with pytest.raises(Exception, match=r"screening\.csv:3: is_general_rl_method 'maybe': must be true or false"):
         materialize([paper_screening], warehouse, curation)
+
+
+def test_curation_rows_about_papers_not_harvested_wait_for_them(warehouse, curation):
+    with (curation / "aliases.csv").open("a") as handle:
+        handle.write("2606.00042,FutureRL,add,a paper outside this window\n")
+    with (curation / "screening.csv").open("a") as handle:
+        handle.write("2606.00042,true,70,,,,a paper outside this window\n")
+    with (curation / "affiliations.csv").open("a") as handle:
+        handle.write("2606.00042,,NVIDIA,a paper outside this window\n")
+    result = materialize([paper_aliases, paper_screening], warehouse, curation)
+    assert result.success
+    aliases = warehouse.read("SELECT DISTINCT arxiv_id FROM core.paper_aliases")["arxiv_id"].to_list()
+    screened = warehouse.read("SELECT arxiv_id FROM core.paper_screening")["arxiv_id"].to_list()
+    assert "2606.00042" not in aliases and "2606.00042" not in screened
+    alias_figures, screening_figures = metadata(result, "paper_aliases"), metadata(result, "paper_screening")
+    assert alias_figures["overrides_waiting_for_paper"] == 1
+    assert "aliases.csv:3 2606.00042" in alias_figures["overrides_waiting"]
+    assert screening_figures["overrides_waiting_for_paper"] == 2
+    assert "screening.csv:3 2606.00042" in screening_figures["overrides_waiting"]
+    assert "affiliations.csv:3 2606.00042" in screening_figures["overrides_waiting"]
