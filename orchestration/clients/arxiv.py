@@ -99,11 +99,10 @@ def _window_fetch(queries: list[list[FeedPage]], first_day: date, last_day: date
     pages = [page for query_pages in queries for page in query_pages]
     entries = pl.concat([empty_entries(), *(page.entries for page in pages)])
     quarantine = pl.concat([empty_quarantine(), *(page.quarantine for page in pages)])
-    received = (
-        pl.concat([entries.select("arxiv_id"), quarantine.filter(pl.col("arxiv_id").is_not_null()).select("arxiv_id")])
-        .n_unique()
-        + quarantine.filter(pl.col("arxiv_id").is_null())["raw_text"].n_unique()
-    )
+    # One key per paper received: its id, or the raw text of an entry whose id cannot be read.
+    received = pl.concat(
+        [entries.select(key="arxiv_id"), quarantine.select(key=pl.coalesce("arxiv_id", "raw_text"))]
+    )["key"].n_unique()
     in_window = entries.filter(pl.col("published_at").dt.date().is_between(first_day, last_day))
     distinct = in_window.unique(["arxiv_id", "version"], keep="first", maintain_order=True)
     # An entry too broken to date stays with the window that received it.
@@ -143,7 +142,9 @@ class LiveArxivClient(ArxivClient):
 
     A window whose first page counts more results than `result_cap` (arXiv pages no
     further than 30,000) is split in halves, recursively, down to single days; each
-    sub-range is then paged to its end. Retried: HTTP 429 (often plain text, no Retry-After), 5xx, timeouts and dropped
+    sub-range is then paged to its end.
+
+    Retried: HTTP 429 (often plain text, no Retry-After), 5xx, timeouts and dropped
     connections, truncated XML, and an empty page while `totalResults` says more. A
     connection refused or an unknown host on the first request is not retried: arXiv is
     unreachable from here, and the error says how to run from recorded data instead.
