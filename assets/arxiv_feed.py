@@ -2,7 +2,8 @@
 
 One parser for the live API and for recorded responses: `parse_feed` turns one response
 into a `FeedPage` of entries (one row per entry version) and quarantined entries (one row
-per entry that could not be parsed, with its raw XML and the reason), so nothing is lost.
+per entry that could not be parsed, with its raw XML, the reason and its arXiv id where
+that much can be read), so nothing is lost.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ QUARANTINE_SCHEMA = {
     "reason": pl.Utf8,
     "raw_text": pl.Utf8,
     "published_day": pl.Date,
+    "arxiv_id": pl.Utf8,  # without version; null when the entry's id cannot be read
 }
 
 # New-style ids (2501.03262, 0704.0001) and old-style ids (hep-th/0101001, math.AG/0601001),
@@ -161,6 +163,11 @@ def _entry_row(entry: dict, element: ET.Element) -> tuple[dict | None, str | Non
     }, None
 
 
+def _recognised_id(entry: dict) -> str | None:
+    arxiv_id = split_arxiv_id(entry.get("id") or "")
+    return arxiv_id[0] if arxiv_id else None
+
+
 def _published_day(element: ET.Element) -> date | None:
     published_at = parse_timestamp(element.findtext(ATOM + "published"))
     return published_at.date() if published_at else None
@@ -206,6 +213,7 @@ def parse_feed(content: bytes, source_ref: str) -> FeedPage:
                     "reason": reason,
                     "raw_text": ET.tostring(element, encoding="unicode"),
                     "published_day": _published_day(element),
+                    "arxiv_id": _recognised_id(entry),
                 }
             )
     return FeedPage(

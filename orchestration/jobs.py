@@ -1,5 +1,7 @@
 """Jobs: the harvest of each kind of partitioned source, and the derived tables."""
 
+from datetime import date
+
 import dagster as dg
 
 from assets.frameworks import framework_sources_refresh
@@ -7,6 +9,16 @@ from assets.sources import arxiv_entries
 
 #: Groups whose assets are computed from the sources, unpartitioned.
 DERIVED_GROUPS = ("papers", "links")
+
+# Public run tags that make one run cover a partition range (a single-run backfill).
+RANGE_START_TAG = "dagster/asset_partition_range_start"
+RANGE_END_TAG = "dagster/asset_partition_range_end"
+
+
+def partition_range_tags(first_day: date, last_day: date) -> dict[str, str]:
+    """Run tags asking for the daily partitions `first_day` .. `last_day` in one run."""
+    return {RANGE_START_TAG: first_day.isoformat(), RANGE_END_TAG: last_day.isoformat()}
+
 
 arxiv_harvest_job = dg.define_asset_job(
     "arxiv_harvest",

@@ -1,12 +1,28 @@
 """Schedules and sensors: the daily refresh, and derived tables following their inputs."""
 
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import dagster as dg
 
-from orchestration.jobs import DERIVED_GROUPS, arxiv_harvest_job, framework_refresh_job
-from orchestration.settings import frameworks
+from orchestration.jobs import DERIVED_GROUPS, arxiv_harvest_job, framework_refresh_job, partition_range_tags
+from orchestration.settings import HARVEST_START, frameworks
+
+#: Days the daily refresh harvests, ending yesterday. arXiv lists a submission only once
+#: it is announced (late-day and weekend submissions days later), so every run harvests
+#: the trailing days again; re-harvesting a day gives the same rows.
+REHARVEST_DAYS = 10
+
+
+def daily_arxiv_request(
+    scheduled_for: datetime, reharvest_days: int = REHARVEST_DAYS
+) -> dg.RunRequest | dg.SkipReason:
+    """One run over the `reharvest_days` days before `scheduled_for` (from the first partition on)."""
+    last_day = (scheduled_for - timedelta(days=1)).date()
+    if last_day < HARVEST_START:
+        return dg.SkipReason(f"{last_day} is before the first arXiv partition, {HARVEST_START}")
+    first_day = max(last_day - timedelta(days=reharvest_days - 1), HARVEST_START)
+    return dg.RunRequest(run_key=f"arxiv_harvest:{last_day}", tags=partition_range_tags(first_day, last_day))
 
 
 @dg.schedule(
@@ -16,9 +32,9 @@ from orchestration.settings import frameworks
     default_status=dg.DefaultScheduleStatus.RUNNING,
     description="Every day at 06:00 UTC: harvest the previous day's arXiv submissions.",
 )
-def daily_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
-    previous_day = (context.scheduled_execution_time - timedelta(days=1)).date().isoformat()
-    return dg.RunRequest(run_key=f"arxiv_harvest:{previous_day}", partition_key=previous_day)
+def daily_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
+    # Not only the previous day: the REHARVEST_DAYS up to it, since arXiv lists submissions late.
+    return daily_arxiv_request(context.scheduled_execution_time)
 
 
 # A job cannot mix daily and per-framework partitions, so the frameworks have their

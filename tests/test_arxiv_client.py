@@ -153,6 +153,41 @@ def test_duplicates_across_pages_are_kept_once(fake_arxiv):
     assert fetch.entries.height == 12 and fetch.duplicates == 1 and fetch.fetched == 12
 
 
+def test_a_window_over_the_result_cap_is_split_until_every_query_fits(fake_arxiv):
+    add_entries(fake_arxiv.fixtures, date(2025, 1, 1), 48, per_day=6)  # 8 days of 6
+    fake_arxiv.fixtures.result_cap = 12  # the fake refuses start + max_results beyond it, as arXiv does
+    fetch = client(fake_arxiv.url, page_size=5, result_cap=12).fetch_window(date(2025, 1, 1), date(2025, 1, 8), LOG)
+    assert fetch.entries["arxiv_id"].n_unique() == 48 and fetch.complete
+    assert (fetch.received, fetch.total_results, fetch.queries) == (48, 48, 4)
+    queries = [request.query for request in fake_arxiv.fixtures.requests]
+    assert all(int(q["start"]) + int(q["max_results"]) <= 12 for q in queries)
+    ranges = [q["search_query"][q["search_query"].index("[") :] for q in queries if q["start"] == "0"]
+    assert ranges == [
+        "[202501010000 TO 202501082359]",  # 48 > 12: halved
+        "[202501010000 TO 202501042359]",  # 24 > 12: halved
+        "[202501010000 TO 202501022359]",
+        "[202501030000 TO 202501042359]",
+        "[202501050000 TO 202501082359]",
+        "[202501050000 TO 202501062359]",
+        "[202501070000 TO 202501082359]",
+    ]
+    assert fetch.requests == 3 + 4 * 3  # three refused-size probes, then 12 entries in pages of 5, 5, 2
+
+
+def test_a_single_day_over_the_result_cap_fails_naming_the_query_file(fake_arxiv):
+    add_entries(fake_arxiv.fixtures, date(2025, 1, 1), 5, per_day=5)
+    with pytest.raises(ArxivUnavailableError, match=r"5 results for the single day 2025-01-01.*arxiv.toml"):
+        client(fake_arxiv.url, result_cap=4).fetch_window(date(2025, 1, 1), date(2025, 1, 1), LOG)
+
+
+def test_received_counts_distinct_entries_of_any_day_against_the_feeds_total(fake_arxiv):
+    add_entries(fake_arxiv.fixtures, date(2025, 1, 1), 12)
+    fake_arxiv.fixtures.add(datetime(2025, 1, 1, tzinfo=UTC), arxiv_entry("2501.00000", datetime(2025, 1, 1, tzinfo=UTC)))
+    fetch = client(fake_arxiv.url).fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
+    # the server counts 13 entries but one is the same paper twice: 12 distinct received
+    assert (fetch.received, fetch.total_results, fetch.duplicates) == (12, 13, 1) and not fetch.complete
+
+
 def test_the_snapshot_client_reads_the_same_format_and_filters_the_window(tmp_path, fake_arxiv):
     from tests.fakes.arxiv_server import atom_feed
 
@@ -163,6 +198,7 @@ def test_the_snapshot_client_reads_the_same_format_and_filters_the_window(tmp_pa
     fetch = SnapshotArxivClient(tmp_path).fetch_window(date(2025, 1, 2), date(2025, 1, 3), LOG)
     assert fetch.entries["arxiv_id"].to_list() == ["2501.00001", "2501.00002"]
     assert fetch.outside_window == 3 and fetch.requests == 0
+    assert (fetch.received, fetch.total_results, fetch.queries) == (5, 5, 1)  # every recorded entry counts
 
 
 def test_a_snapshot_folder_without_responses_is_a_clear_error(tmp_path):

@@ -12,7 +12,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Protocol
 
@@ -32,6 +32,9 @@ from orchestration.settings import ARXIV_MAX_PAGE_SIZE, ArxivQuery
 USER_AGENT = "inclusion-tracker/0.1 (research metadata harvest; https://github.com/inclusion-tracker)"
 SNAPSHOT_HINT = "set TRACKER_SNAPSHOT_DIR or pass --snapshot DIR to read recorded data instead"
 
+#: arXiv refuses a request whose start + max_results exceeds this: no query can page further.
+ARXIV_RESULT_CAP = 30_000
+
 
 class Log(Protocol):
     def info(self, msg: str) -> None: ...
@@ -50,18 +53,30 @@ class ArxivUnavailableError(RuntimeError):
 class ArxivFetch:
     """What one window's harvest received.
 
-    `fetched` counts the distinct entries of the window (stored or quarantined);
-    `outside_window` the entries returned whose first version falls outside it;
-    `duplicates` entries returned twice (arXiv's paging shifts when papers are added).
+    `entries` and `quarantine` are the window's, each entry once. `fetched` counts them
+    (stored or quarantined). `received` counts the distinct entries arXiv delivered,
+    whatever their day (by arXiv id; an entry whose id cannot be read counts by its raw
+    text), to compare with `total_results`, what the feed said it holds: the sum of
+    `opensearch:totalResults` over the queries. `outside_window` counts the entries
+    returned whose first version falls outside the window; `duplicates` the entries
+    returned twice (arXiv's paging shifts when papers are announced during a harvest).
     """
 
     entries: pl.DataFrame
     quarantine: pl.DataFrame
     fetched: int
+    received: int
+    total_results: int
     outside_window: int
     duplicates: int
     pages: int
+    queries: int
     requests: int
+
+    @property
+    def complete(self) -> bool:
+        """Every entry the feed counted arrived (a later page may count papers announced meanwhile)."""
+        return self.received >= self.total_results
 
 
 class ArxivClient(ABC):
@@ -70,10 +85,24 @@ class ArxivClient(ABC):
         """Every entry first submitted from `first_day` to `last_day` (inclusive, UTC)."""
 
 
-def _window_fetch(pages: list[FeedPage], first_day: date, last_day: date, requests: int) -> ArxivFetch:
-    """Keep what belongs to the window, once: the filter shared by the live and snapshot clients."""
+def _total_results(pages: list[FeedPage]) -> int:
+    """What one query's feed counts: its latest page's totalResults, else the entries it delivered."""
+    latest = next((page.total_results for page in reversed(pages) if page.total_results is not None), None)
+    return latest if latest is not None else sum(page.entry_count for page in pages)
+
+
+def _window_fetch(queries: list[list[FeedPage]], first_day: date, last_day: date, requests: int) -> ArxivFetch:
+    """Keep what belongs to the window, once: the filter shared by the live and snapshot clients.
+
+    `queries` holds the pages of each query (a live sub-range, or a recorded file).
+    """
+    pages = [page for query_pages in queries for page in query_pages]
     entries = pl.concat([empty_entries(), *(page.entries for page in pages)])
     quarantine = pl.concat([empty_quarantine(), *(page.quarantine for page in pages)])
+    # One key per paper received: its id, or the raw text of an entry whose id cannot be read.
+    received = pl.concat(
+        [entries.select(key="arxiv_id"), quarantine.select(key=pl.coalesce("arxiv_id", "raw_text"))]
+    )["key"].n_unique()
     in_window = entries.filter(pl.col("published_at").dt.date().is_between(first_day, last_day))
     distinct = in_window.unique(["arxiv_id", "version"], keep="first", maintain_order=True)
     # An entry too broken to date stays with the window that received it.
@@ -86,9 +115,12 @@ def _window_fetch(pages: list[FeedPage], first_day: date, last_day: date, reques
         entries=distinct,
         quarantine=quarantine_distinct,
         fetched=distinct.height + quarantine_distinct.height,
+        received=received,
+        total_results=sum(_total_results(query_pages) for query_pages in queries),
         outside_window=outside,
         duplicates=in_window.height - distinct.height + quarantine_in_window.height - quarantine_distinct.height,
         pages=len(pages),
+        queries=len(queries),
         requests=requests,
     )
 
@@ -108,6 +140,10 @@ def build_search_query(query: ArxivQuery, first_day: date, last_day: date) -> st
 class LiveArxivClient(ArxivClient):
     """The arXiv API: one request at a time, `min_interval_s` apart, retried with backoff.
 
+    A window whose first page counts more results than `result_cap` (arXiv pages no
+    further than 30,000) is split in halves, recursively, down to single days; each
+    sub-range is then paged to its end.
+
     Retried: HTTP 429 (often plain text, no Retry-After), 5xx, timeouts and dropped
     connections, truncated XML, and an empty page while `totalResults` says more. A
     connection refused or an unknown host on the first request is not retried: arXiv is
@@ -125,6 +161,7 @@ class LiveArxivClient(ArxivClient):
         backoff_s: float = 5.0,
         timeout_s: float = 60.0,
         empty_page_retries: int = 3,
+        result_cap: int = ARXIV_RESULT_CAP,
         user_agent: str = USER_AGENT,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -141,6 +178,7 @@ class LiveArxivClient(ArxivClient):
         self.backoff_s = backoff_s
         self.timeout_s = timeout_s
         self.empty_page_retries = empty_page_retries
+        self.result_cap = result_cap
         self.user_agent = user_agent
         self._transport = transport
         self._sleep = sleep
@@ -166,7 +204,7 @@ class LiveArxivClient(ArxivClient):
         params = {
             "search_query": search_query,
             "start": start,
-            "max_results": self.page_size,
+            "max_results": min(self.page_size, self.result_cap - start),
             "sortBy": "submittedDate",
             "sortOrder": "ascending",
         }
@@ -224,28 +262,55 @@ class LiveArxivClient(ArxivClient):
             self._sleep(delay)
             attempt += 1
 
-    def fetch_window(self, first_day: date, last_day: date, log: Log) -> ArxivFetch:
+    def _query_pages(self, http: httpx.Client, first_day: date, last_day: date, log: Log) -> list[list[FeedPage]]:
+        """The pages of each query that together cover the days, none counting more than the cap."""
         search_query = build_search_query(self.query, first_day, last_day)
-        pages: list[FeedPage] = []
+        page = self._page(http, search_query, 0, log)
+        if page.total_results is not None and page.total_results > self.result_cap:
+            if first_day == last_day:
+                raise ArxivUnavailableError(
+                    f"arXiv counts {page.total_results} results for the single day {first_day}, more than the "
+                    f"{self.result_cap} one query can page through; narrow the query in orchestration/config/arxiv.toml"
+                )
+            middle = first_day + (last_day - first_day) // 2
+            log.info(
+                f"arXiv: {page.total_results} results for {first_day} .. {last_day} exceed the cap of "
+                f"{self.result_cap}; splitting at {middle}"
+            )
+            return [
+                *self._query_pages(http, first_day, middle, log),
+                *self._query_pages(http, middle + timedelta(days=1), last_day, log),
+            ]
+        pages = [page]
+        start = 0
+        while True:
+            total = page.total_results if page.total_results is not None else start + page.entry_count
+            log.info(
+                f"arXiv: {first_day} .. {last_day} page {len(pages)}, entries {start}..{start + page.entry_count} of {total}"
+            )
+            start += page.entry_count
+            # A total grown past the cap during the harvest (papers announced meanwhile)
+            # cannot be paged further: the harvest check reports what is missing.
+            if page.entry_count == 0 or start >= min(total, self.result_cap):
+                return [pages]
+            page = self._page(http, search_query, start, log)
+            pages.append(page)
+
+    def fetch_window(self, first_day: date, last_day: date, log: Log) -> ArxivFetch:
         headers = {"User-Agent": self.user_agent}
         self.requests = 0
         with httpx.Client(
             headers=headers, timeout=self.timeout_s, transport=self._transport, follow_redirects=True
         ) as http:
-            start, total = 0, None
-            while total is None or start < total:
-                page = self._page(http, search_query, start, log)
-                pages.append(page)
-                total = page.total_results if page.total_results is not None else start + page.entry_count
-                log.info(f"arXiv: page {len(pages)}, entries {start}..{start + page.entry_count} of {total}")
-                if page.entry_count == 0:
-                    break
-                start += page.entry_count
-        return _window_fetch(pages, first_day, last_day, self.requests)
+            queries = self._query_pages(http, first_day, last_day, log)
+        return _window_fetch(queries, first_day, last_day, self.requests)
 
 
 class SnapshotArxivClient(ArxivClient):
-    """Recorded arXiv API responses: every `<dir>/arxiv/*.xml`, filtered to the window."""
+    """Recorded arXiv API responses: every `<dir>/arxiv/*.xml`, filtered to the window.
+
+    Each file is one recorded query: its totalResults is compared with its entries.
+    """
 
     def __init__(self, snapshot_dir: str | Path):
         self.folder = Path(snapshot_dir) / "arxiv"
@@ -254,11 +319,11 @@ class SnapshotArxivClient(ArxivClient):
         files = sorted(self.folder.glob("*.xml"))
         if not files:
             raise SourceUnavailableError(f"no recorded arXiv responses (*.xml) in {self.folder}")
-        pages = []
+        queries = []
         for path in files:
             try:
-                pages.append(parse_feed(path.read_bytes(), str(path)))
+                queries.append([parse_feed(path.read_bytes(), str(path))])
             except ArxivFeedError as error:
                 raise SourceUnavailableError(f"recorded arXiv response {path} cannot be read: {error}") from error
         log.info(f"arXiv snapshot: {len(files)} file(s) in {self.folder}")
-        return _window_fetch(pages, first_day, last_day, requests=0)
+        return _window_fetch(queries, first_day, last_day, requests=0)

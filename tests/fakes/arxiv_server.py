@@ -3,10 +3,15 @@
 Answers `search_query` by its `submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]` clause (the
 rest of the query is recorded, not evaluated), pages with `start` and `max_results`, and
 writes Atom 1.0 with the opensearch totals and the arxiv namespace, from fixture entries
-the test adds. Faults queued by the test are applied to the next requests, in order: 503,
-plain-text 429 without Retry-After, an empty page while the total says more, arXiv's
-HTTP-200 error feed, truncated XML, a dropped connection, a slow answer. Every request is
-recorded with its arrival time.
+the test adds. Like arXiv, it lists an entry only once it is announced: an entry may
+carry an announcement day later than its submission, and `fixtures.today` (None: every
+entry is announced) says which day it is. Like arXiv, it refuses a request whose start +
+max_results exceeds `fixtures.result_cap` (HTTP 400). Faults queued by the test are
+applied to the next requests, in order: 503, plain-text 429 without Retry-After, an
+empty page while the total says more, arXiv's HTTP-200 error feed, truncated XML, a
+dropped connection, a slow answer, a new announcement day before answering, or a normal
+answer (to let a later fault hit a later request). Every request is recorded with its
+arrival time.
 
     fixtures = ArxivFixtures()
     fixtures.add(arxiv_entry("2501.00001", published=datetime(2025, 1, 2, tzinfo=UTC)))
@@ -24,16 +29,21 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
 FAKE_HOST = "127.0.0.1"
 _SUBMITTED = re.compile(r"submittedDate:\[(\d{12}) TO (\d{12})\]")
 
-FaultKind = Literal["unavailable", "rate_limited", "empty_page", "error_feed", "truncated", "drop", "slow"]
+#: arXiv's API pages no further than this (start + max_results).
+ARXIV_RESULT_CAP = 30_000
+
+FaultKind = Literal[
+    "unavailable", "rate_limited", "empty_page", "error_feed", "truncated", "drop", "slow", "announce", "normal"
+]
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,7 @@ class Fault:
 
     kind: FaultKind
     delay_s: float = 0.0
+    day: date | None = None
 
     @classmethod
     def unavailable(cls) -> Fault:
@@ -78,6 +89,16 @@ class Fault:
         """Answer normally after `delay_s` seconds."""
         return cls("slow", delay_s=delay_s)
 
+    @classmethod
+    def announce(cls, day: date) -> Fault:
+        """Set `today` to `day` first (entries announced by then appear), then answer normally."""
+        return cls("announce", day=day)
+
+    @classmethod
+    def normal(cls) -> Fault:
+        """Answer normally: a placeholder so that the next fault hits a later request."""
+        return cls("normal")
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -86,19 +107,33 @@ class RecordedRequest:
     at: float  # time.monotonic() on arrival
 
 
+class ListedEntry(NamedTuple):
+    published: datetime  # first submission
+    xml: str  # the <entry> element
+    announced: date | None  # first day arXiv lists it; None: listed at once
+
+
 @dataclass
 class ArxivFixtures:
-    """The fake server's state: entries (as Atom XML), queued faults, recorded requests."""
+    """The fake server's state: entries (as Atom XML), the day it is, queued faults, recorded requests."""
 
-    entries: list[tuple[datetime, str]] = field(default_factory=list)  # (first submission, <entry> XML)
+    entries: list[ListedEntry] = field(default_factory=list)
+    today: date | None = None  # None: every entry is announced
+    result_cap: int = ARXIV_RESULT_CAP
     faults: list[Fault] = field(default_factory=list)
     requests: list[RecordedRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def add(self, published: datetime, entry_xml: str) -> None:
+    def add(self, published: datetime, entry_xml: str, *, announced: date | None = None) -> None:
         with self.lock:
-            self.entries.append((published, entry_xml))
-            self.entries.sort(key=lambda pair: pair[0])
+            self.entries.append(ListedEntry(published, entry_xml, announced))
+            self.entries.sort(key=lambda entry: entry.published)
+
+    def replace(self, arxiv_id: str, entry_xml: str) -> None:
+        """Serve `entry_xml` in place of the entry whose id is `arxiv_id` (a revised or broken record)."""
+        with self.lock:
+            (index,) = [i for i, entry in enumerate(self.entries) if f"/abs/{arxiv_id}v" in entry.xml]
+            self.entries[index] = self.entries[index]._replace(xml=entry_xml)
 
     def queue(self, *faults: Fault) -> None:
         with self.lock:
@@ -113,8 +148,14 @@ class ArxivFixtures:
             self.requests.append(request)
 
     def submitted_between(self, first: datetime, last: datetime) -> list[str]:
+        """The announced entries submitted in the range, in order of submission."""
         with self.lock:
-            return [xml for published, xml in self.entries if first <= published <= last]
+            return [
+                entry.xml
+                for entry in self.entries
+                if first <= entry.published <= last
+                and (entry.announced is None or self.today is None or entry.announced <= self.today)
+            ]
 
 
 # -- entry builder ----------------------------------------------------------------------
@@ -249,6 +290,9 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if fault.kind == "slow":
                 time.sleep(fault.delay_s)
+            if fault.kind == "announce":
+                with fixtures.lock:
+                    fixtures.today = fault.day
 
         search_query = query.get("search_query", "")
         try:
@@ -256,6 +300,9 @@ class _Handler(BaseHTTPRequestHandler):
             max_results = int(query.get("max_results", 10))
         except ValueError:
             self._send(400, b"start and max_results must be integers", "text/plain")
+            return
+        if start + max_results > fixtures.result_cap:
+            self._send(400, f"start + max_results must not exceed {fixtures.result_cap}".encode(), "text/plain")
             return
         window = _window(search_query)
         matching = fixtures.submitted_between(*window) if window else []
