@@ -56,8 +56,8 @@ def as_of_of(
     return recorded_end or run_date(now)
 
 
-def read_as_of(warehouse: Warehouse, framework_sources: FrameworkSources, now: datetime | None = None) -> datetime:
-    """The as-of date of this run (`as_of_of`), reading only the newest recorded times."""
+def read_as_of(warehouse: Warehouse, framework_sources: FrameworkSources, *, now: datetime) -> datetime:
+    """The as-of date of a run at `now` (`as_of_of`), reading only the newest recorded times."""
     snapshot = bool(framework_sources.snapshot_dir)
     newest: dict[str, pl.DataFrame] = {table: pl.DataFrame() for table in RECORDED_TIME_COLUMNS}
     if snapshot:
@@ -72,5 +72,5 @@ def read_as_of(warehouse: Warehouse, framework_sources: FrameworkSources, now: d
         newest[THREADS_TABLE],
         newest[COMMENTS_TABLE],
         snapshot=snapshot,
-        now=now or datetime.now(UTC),
+        now=now,
     )

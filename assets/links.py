@@ -1,6 +1,8 @@
 """Links: where the frameworks cite or implement papers, when each paper was first
 included, which threads proposed it, and which issues report training failures."""
 
+from datetime import UTC, datetime
+
 import dagster as dg
 import polars as pl
 
@@ -142,7 +144,7 @@ def proposals(
     replies by others, time to first reply, whether a maintainer replied, merged, days
     open (an open thread's to the run's `as_of` date: the end of the recorded data in
     snapshot mode, the run's date live)."""
-    as_of = read_as_of(warehouse, framework_sources)
+    as_of = read_as_of(warehouse, framework_sources, now=datetime.now(UTC))
     result = proposals_of(
         read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA),
         read_table(warehouse, THREADS_TABLE, THREAD_SCHEMA),
