@@ -155,7 +155,8 @@ def proposals(
     with warehouse.connect() as conn:
         replace_table(conn, PROPOSALS_TABLE, result)
     context.log.info(
-        f"proposals: {result.height} rows, {int(result['without_reply'].sum())} without a reply, as of {as_of:%Y-%m-%d %H:%M} UTC"
+        f"proposals: {result.height} rows, {int(result['without_reply'].sum())} without a reply, "
+        f"as of {as_of:%Y-%m-%d %H:%M} UTC"
     )
     return dg.MaterializeResult(
         metadata=table_metadata(

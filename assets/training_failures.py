@@ -112,7 +112,10 @@ def training_failures_of(
     # comments in the order they were written.
     named = (
         evidence.filter(pl.col("source_type").is_in(["thread", "comment"]))
-        .sort("source_type", "occurred_at", "comment_id", "matched_text", descending=[True, False, False, False], nulls_last=True)
+        .sort(
+            "source_type", "occurred_at", "comment_id", "matched_text",
+            descending=[True, False, False, False], nulls_last=True,
+        )
         .select("framework", number=pl.col("source_ref").cast(pl.Int64), arxiv_id="arxiv_id", link_key="matched_text")
         .unique(["framework", "number", "arxiv_id"], keep="first", maintain_order=True)
         .join(included, on=["arxiv_id", "framework"])
