@@ -125,6 +125,8 @@ _CONFIG_PATH = r"(?i)\.(ya?ml|json|toml|ini|cfg|conf)$"
 _DATA_PATH = r"(?i)\.(jsonl|csv|tsv|parquet|arrow|pkl|npy|txt)$|(^|/)(data|datasets?|evaluation|eval)/.*\.json$"
 _DATA_LOADER_PATH = r"(?i)(^|/)(datasets?|data_preprocess)/"
 _SCRIPT_PATH = r"(?i)\.(sh|bash|zsh)$|(^|/)(Dockerfile[^/]*|requirements[^/]*|setup\.py|pyproject\.toml)$"
+#: A capitalised word (`Prime`): in code, prose in a string rather than an acronym.
+_WORD_CASED = r"^[A-Z][a-z]+$"
 #: A commit subject about documentation, a revert or a merge: naming a method there says
 #: nothing about code, even when the commit touches some.
 _NON_CODE_SUBJECT = r"(?i)^\W*(\[?(docs?|readme|typo|ci|chore)\]?\b|docs?\(|revert|merge\b)|\breadme\b|\btypos?\b"
@@ -405,10 +407,16 @@ def paper_mentions(
     ).select("place_id", "arxiv_id", "matched_by", "matched_text", in_code=pl.col("tokens_are_code"))
     acronyms = usable_aliases(aliases).filter(pl.col("case_sensitive")).select("arxiv_id").unique()
     strength = pl.col("matched_by").replace_strict({kind: rank for rank, kind in enumerate(MATCH_KINDS)}, default=9)
+    # Of equally strong spellings (`DAPO`, `dapo`; `dr GRPO`, `DrGRPO`), the one shown is
+    # fixed: a spelling in code first, one written as code writes names (not `Dft`, which
+    # the acronym rule reads as prose) next, then the first in code-point order.
     return (
         pl.concat([in_text, in_tokens], how="vertical")
-        .with_columns(_strength=strength)
-        .sort("place_id", "arxiv_id", "_strength", "in_code", descending=[False, False, False, True])
+        .with_columns(_strength=strength, _word_cased=pl.col("matched_text").str.contains(_WORD_CASED))
+        .sort(
+            "place_id", "arxiv_id", "_strength", "in_code", "_word_cased", "matched_text",
+            descending=[False, False, False, True, False, False],
+        )
         .group_by("place_id", "arxiv_id", maintain_order=True)
         .agg(
             pl.col("matched_by").first(),
@@ -487,7 +495,7 @@ def classified(
     acronym_in_code = pl.col("in_code") & pl.col("_acronym") & (pl.col("matched_by") == "alias")
     # A capitalised word among code tokens (`Prime`, `She`, `Arm`) is prose in a string,
     # not the acronym: an acronym in code is written all upper or all lower case.
-    word_cased = pl.col("matched_text").str.contains(r"^[A-Z][a-z]+$")
+    word_cased = pl.col("matched_text").str.contains(_WORD_CASED)
     confirmed = ~acronym_in_code | (~word_cased & _corroborated(rows, acronym_in_code))
     page_names_other_paper = (pl.col("_page_papers").list.set_difference(pl.concat_list("arxiv_id")).list.len() > 0)
     rule = (
@@ -571,7 +579,7 @@ def _papers_named_in(names: pl.Series, aliases: pl.DataFrame) -> pl.Series:
     found = (
         pl.DataFrame({"name": names})
         .with_row_index("_row")
-        .select("_row", key=pl.col("name").str.extract_many(keys["key"].unique().implode(), overlapping=True))
+        .select("_row", key=pl.col("name").str.extract_many(keys["key"].unique().sort().implode(), overlapping=True))
         .explode("key")
         .drop_nulls("key")
         .join(keys, on="key")
@@ -617,7 +625,7 @@ def evidence_of(
     # corroboration only.
     prose_hits = prose_matches(places, prose_patterns(papers, aliases), any_case=True)
     mentions = paper_mentions(places, papers, aliases, prose_hits)
-    subjects = _message_subjects(places, mentions)
+    subjects = _message_subjects(places, mentions, prose_hits)
     result = classified(
         mentions.join(subjects, on=["place_id", "arxiv_id"], how="left"),
         places,
@@ -625,8 +633,9 @@ def evidence_of(
         aliases,
         _named_in_messages(places, prose_hits),
     )
+    # Sorted on a full key (a place and a paper), so that the same input is written the same.
     return without_names_predating_papers(result, papers).sort(
-        "framework", "occurred_at", "arxiv_id", "source_ref", "path", nulls_last=True
+        "framework", "occurred_at", "arxiv_id", "source_type", "source_ref", "comment_id", "path", nulls_last=True
     )
 
 
@@ -652,20 +661,26 @@ def _named_in_messages(places: pl.DataFrame, prose_hits: pl.DataFrame) -> pl.Dat
     )
 
 
-def _message_subjects(places: pl.DataFrame, mentions: pl.DataFrame) -> pl.DataFrame:
+def _message_subjects(places: pl.DataFrame, mentions: pl.DataFrame, prose_hits: pl.DataFrame) -> pl.DataFrame:
     """Per message mention: the subject line, and whether the paper is named in it
     (a method named in the subject is what the commit is about; one cited in the
-    body of a long squashed description is usually related work)."""
-    messages = mentions.join(
-        places.filter(pl.col("path").is_null() & (pl.col("source_type") == "commit")).select("place_id", "text"),
-        on="place_id",
-    )
+    body of a long squashed description is usually related work). Any spelling as
+    strong as the mention's counts (`REINFORCE++` in the subject, `reinforce plus plus`
+    in the body), not just the one the mention shows."""
+    messages = places.filter(pl.col("path").is_null() & (pl.col("source_type") == "commit")).select("place_id", "text")
     subject = pl.col("text").str.split("\n").list.first().fill_null("")
-    return messages.select(
-        "place_id",
-        "arxiv_id",
-        _subject=subject,
-        _subject_names_paper=_padded_words(subject)
-        .str.to_lowercase()
-        .str.contains(pl.concat_str(pl.lit(" "), pl.col("matched_text").str.to_lowercase(), pl.lit(" ")), literal=True),
+    return (
+        prose_hits.filter("in_own_case")
+        .join(mentions.select("place_id", "arxiv_id", "matched_by"), on=["place_id", "arxiv_id", "matched_by"])
+        .join(messages, on="place_id")
+        .with_columns(_subject=subject)
+        .with_columns(
+            _subject_names_paper=_padded_words(pl.col("_subject"))
+            .str.to_lowercase()
+            .str.contains(
+                pl.concat_str(pl.lit(" "), pl.col("matched_text").str.to_lowercase(), pl.lit(" ")), literal=True
+            )
+        )
+        .group_by("place_id", "arxiv_id")
+        .agg(pl.col("_subject").first(), pl.col("_subject_names_paper").any())
     )

@@ -8,6 +8,7 @@ import dagster as dg
 import polars as pl
 
 from assets.aliases import ALIAS_SCHEMA
+from assets.as_of import read_as_of
 from assets.commit_records import COMMIT_FILE_SCHEMA, COMMIT_SCHEMA
 from assets.evidence import EVIDENCE_SCHEMA, evidence_of
 from assets.frameworks import (
@@ -31,6 +32,7 @@ from assets.preview import table_metadata, waiting_overrides_metadata
 from assets.proposals import PROPOSAL_SCHEMA, proposals_of
 from assets.thread_records import COMMENT_SCHEMA, THREAD_SCHEMA
 from assets.training_failures import TRAINING_FAILURE_SCHEMA, training_failures_of
+from orchestration.resources import FrameworkSources
 from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table
 
 EVIDENCE_TABLE = "core.evidence"
@@ -141,26 +143,35 @@ def inclusions(context: dg.AssetExecutionContext, config: CurationConfig, wareho
     pool=WRITER_POOL,
     automation_condition=derived_automation,
 )
-def proposals(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.MaterializeResult:
+def proposals(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
     """One row per (paper, framework, thread) where an issue or pull request, or a
     comment on it, cites or names the paper and was opened before the paper's inclusion
     in that framework (or the paper was never included there): kind, state, author,
-    replies by others, time to first reply, whether a maintainer replied, merged, days open."""
+    replies by others, time to first reply, whether a maintainer replied, merged, days
+    open (an open thread's to the run's `as_of` date: the end of the recorded data in
+    snapshot mode, the run's date live)."""
+    as_of = read_as_of(warehouse, framework_sources, now=datetime.now(UTC))
     result = proposals_of(
         read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA),
         read_table(warehouse, THREADS_TABLE, THREAD_SCHEMA),
         read_table(warehouse, COMMENTS_TABLE, COMMENT_SCHEMA),
         read_table(warehouse, INCLUSIONS_TABLE, INCLUSION_SCHEMA),
-        datetime.now(UTC),
+        as_of,
     )
     with warehouse.connect() as conn:
         replace_table(conn, PROPOSALS_TABLE, result)
-    context.log.info(f"proposals: {result.height} rows, {int(result['without_reply'].sum())} without a reply")
+    context.log.info(
+        f"proposals: {result.height} rows, {int(result['without_reply'].sum())} without a reply, "
+        f"as of {as_of:%Y-%m-%d %H:%M} UTC"
+    )
     return dg.MaterializeResult(
         metadata=table_metadata(
             result,
             ["arxiv_id", "framework", "number", "kind", "state", "replies_by_others", "title"],
             without_reply=int(result["without_reply"].sum()),
+            as_of=dg.MetadataValue.timestamp(as_of),
         )
     )
 

@@ -31,6 +31,7 @@ PROPOSAL_SCHEMA: dict[str, pl.DataType] = {
     "maintainer_replied": pl.Boolean(),
     "merged": pl.Boolean(),
     "days_open": pl.Float64(),  # until closed (or the as-of date while open); null where the close time is unknown
+    "as_of": UTC_TIME,  # the run's as-of date (assets/as_of.py), what an open thread's age is measured to
 }
 
 
@@ -62,7 +63,8 @@ def proposals_of(
 ) -> pl.DataFrame:
     """One row per (paper, framework, thread) where the thread or a comment on it cites
     or names the paper and the thread was opened before the paper's inclusion in that
-    framework (or the paper was never included there)."""
+    framework (or the paper was never included there). An open thread's `days_open` is
+    measured to `as_of` (`assets.as_of.as_of_of`), never to the wall clock."""
     strength = pl.col("matched_by").replace_strict({kind: rank for rank, kind in enumerate(MATCH_KINDS)}, default=9)
     named = (
         # A thread citing the framework's own system paper proposes nothing to it.
@@ -108,6 +110,7 @@ def proposals_of(
             days_open=pl.when(pl.col("state") == "open")
             .then(_days(as_of_utc, pl.col("created_at")))
             .otherwise(_days(closed_at, pl.col("created_at"))),
+            as_of=as_of_utc,
         )
         .cast(PROPOSAL_SCHEMA)
         .sort("framework", "arxiv_id", "number")

@@ -108,8 +108,14 @@ def training_failures_of(
     paper where it concerns none that the evidence knows)."""
     reports = failure_reports(threads)
     included = inclusions.select("arxiv_id", "framework", "commit_sha", "included_at")
+    # The key shown is the first naming of the paper: the thread's own text, then its
+    # comments in the order they were written.
     named = (
         evidence.filter(pl.col("source_type").is_in(["thread", "comment"]))
+        .sort(
+            "source_type", "occurred_at", "comment_id", "matched_text",
+            descending=[True, False, False, False], nulls_last=True,
+        )
         .select("framework", number=pl.col("source_ref").cast(pl.Int64), arxiv_id="arxiv_id", link_key="matched_text")
         .unique(["framework", "number", "arxiv_id"], keep="first", maintain_order=True)
         .join(included, on=["arxiv_id", "framework"])
@@ -122,10 +128,15 @@ def training_failures_of(
         reports.select("framework", "number", token=pl.concat_list(pl.col("body_tokens").fill_null([]), words))
         .explode("token")
         .drop_nulls("token")
-        .with_columns(key=alias_key(pl.col("token").str.replace(r"\.py$", "")))
+        .with_columns(
+            key=alias_key(pl.col("token").str.replace(r"\.py$", "")),
+            _position=pl.int_range(pl.len()).over("framework", "number"),
+        )
     )
+    # The key shown is the issue's first word that names the implementation.
     by_identifier = (
         tokens.join(implementation_keys(evidence), on=["framework", "key"])
+        .sort("_position")
         .unique(["framework", "number", "arxiv_id"], keep="first", maintain_order=True)
         .select("framework", "number", "arxiv_id", link_key="token")
         .join(included, on=["arxiv_id", "framework"])

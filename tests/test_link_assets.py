@@ -1,16 +1,21 @@
 """The links assets in Dagster: they write their tables, and a failing blocking check
 stops what comes after it."""
 
+from datetime import UTC, datetime
+
 import dagster as dg
 import duckdb
 import polars as pl
+import pytest
 
 from assets import links
+from assets.as_of import run_date
 from assets.frameworks import COMMENTS_TABLE, COMMIT_FILES_TABLE, COMMITS_TABLE, THREADS_TABLE
 from assets.papers import PAPERS_TABLE
 from checks import links as link_checks
+from orchestration.resources import FrameworkSources
 from orchestration.warehouse import Warehouse, replace_table
-from tests.link_fixtures import DAPO, aliases, comments, commits, files, papers, threads
+from tests.link_fixtures import DAPO, aliases, at, comments, commits, files, papers, threads
 
 LINK_ASSETS = [links.evidence, links.inclusions, links.proposals, links.training_failures]
 LINK_CHECKS = dg.load_asset_checks_from_modules([link_checks])
@@ -32,8 +37,9 @@ def seeded_warehouse(tmp_path, paper_rows: pl.DataFrame, alias_rows: pl.DataFram
     return warehouse
 
 
-def materialize(warehouse: Warehouse) -> dg.ExecuteInProcessResult:
-    return dg.materialize([*LINK_ASSETS, *LINK_CHECKS], resources={"warehouse": warehouse}, raise_on_error=False)
+def materialize(warehouse: Warehouse, snapshot_dir: str | None = "snapshots") -> dg.ExecuteInProcessResult:
+    resources = {"warehouse": warehouse, "framework_sources": FrameworkSources(snapshot_dir=snapshot_dir)}
+    return dg.materialize([*LINK_ASSETS, *LINK_CHECKS], resources=resources, raise_on_error=False)
 
 
 def count(warehouse: Warehouse, table: str) -> int:
@@ -73,3 +79,18 @@ def test_a_failing_blocking_check_stops_the_downstream_assets(tmp_path):
     with duckdb.connect(warehouse.database, read_only=True) as conn:
         tables = {row[0] for row in conn.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     assert "inclusions" not in tables
+
+
+@pytest.mark.parametrize("snapshot_dir", ["snapshots", None])
+def test_proposals_are_aged_to_the_runs_as_of_date(tmp_path, snapshot_dir):
+    warehouse = seeded_warehouse(tmp_path, papers(), aliases())
+    before = run_date(datetime.now(UTC))
+    assert materialize(warehouse, snapshot_dir).success
+    after = run_date(datetime.now(UTC))
+    thread = warehouse.read(f"SELECT * FROM {links.PROPOSALS_TABLE} WHERE number = 5").row(0, named=True)
+    as_of = thread["as_of"]
+    if snapshot_dir:  # the end of the recorded data: the DAPO commit of 2025-04-03
+        assert as_of == at("2025-04-03")
+    else:  # live: the run's date
+        assert as_of in (before, after)
+    assert thread["days_open"] == pytest.approx((as_of - at("2025-03-20")).total_seconds() / 86_400)

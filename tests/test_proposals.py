@@ -1,6 +1,6 @@
 """proposals: threads naming a paper before its inclusion, and how they were answered."""
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import polars as pl
 import pytest
@@ -83,3 +83,16 @@ def test_threads_citing_the_frameworks_own_system_paper_propose_nothing():
     evidence = evidence_of(commits(), files(), THREADS, COMMENTS, papers(), own)
     found = proposals_of(evidence, THREADS, COMMENTS, INCLUSIONS, AS_OF)
     assert sorted(found.select("number", "arxiv_id").rows()) == [(700, DAPO), (742, DR_GRPO)]
+
+
+def test_days_open_is_measured_to_the_as_of_date_not_the_clock():
+    evidence = evidence_of(commits(), files(), THREADS, COMMENTS, papers(), aliases())
+    later = proposals_of(evidence, THREADS, COMMENTS, INCLUSIONS, AS_OF + timedelta(days=10))
+    found = proposals_of(evidence, THREADS, COMMENTS, INCLUSIONS, AS_OF)
+    assert found["as_of"].unique().to_list() == [AS_OF]
+    by_number = dict(zip(found["number"], found["days_open"], strict=True))
+    later_by_number = dict(zip(later["number"], later["days_open"], strict=True))
+    assert later_by_number[900] == pytest.approx(by_number[900] + 10)  # open: grows with the as-of date
+    assert later_by_number[742] == by_number[742]  # closed: fixed by its close time
+    # The same as-of date gives the same table, whenever it is computed.
+    assert proposals_of(evidence, THREADS, COMMENTS, INCLUSIONS, AS_OF).equals(found)
