@@ -11,7 +11,7 @@ from assets import links
 from assets.overrides import OVERRIDES_DIR
 from assets.papers import PAPERS_TABLE, paper_aliases, paper_screening
 from checks import links as link_checks
-from orchestration.resources import OpenAlexSource
+from orchestration.resources import FrameworkSources, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, GSPO, at, comments, commits, files, threads
 from tests.test_paper_assets import QUIET, fixture_papers
@@ -38,7 +38,11 @@ def run(tmp_path: Path, paper_rows: pl.DataFrame, curation: Path) -> tuple[dg.Ex
     result = dg.materialize(
         [*ASSETS, *CHECKS],
         run_config={**QUIET, **config},
-        resources={"warehouse": warehouse, "openalex": OpenAlexSource(api_key=None)},
+        resources={
+            "warehouse": warehouse,
+            "openalex": OpenAlexSource(api_key=None),
+            "framework_sources": FrameworkSources(snapshot_dir=str(tmp_path)),
+        },
         raise_on_error=False,
     )
     return result, warehouse
