@@ -39,6 +39,7 @@ from assets.commit_records import snapshot_commit_frames  # noqa: E402
 from assets.evidence import evidence_of  # noqa: E402
 from assets.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides  # noqa: E402
 from assets.papers import papers_from_entries  # noqa: E402
+from assets.as_of import as_of_of  # noqa: E402
 from assets.proposals import proposals_of  # noqa: E402
 from assets.thread_records import snapshot_thread_frames  # noqa: E402
 from assets.training_failures import training_failures_of  # noqa: E402
@@ -179,7 +180,8 @@ def main() -> None:
             )
         )
 
-    as_of = datetime.now(UTC)
+    # The recorded data's own end, as the snapshot run measures ages: the same figures on any day.
+    as_of = as_of_of(data["commits"], data["threads"], data["comments"], snapshot=True, now=datetime.now(UTC))
     proposals = proposals_of(evidence, data["threads"], data["comments"], with_overrides, as_of)
     failures = training_failures_of(data["threads"], evidence, with_overrides)
     failure_issues = failures.select("framework", "number").unique()
