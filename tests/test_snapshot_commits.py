@@ -194,16 +194,29 @@ def test_snapshot_source_returns_the_whole_history(tmp_path):
     assert SnapshotCommits(tmp_path).refresh(ACME, "a" * 40).full_rescan
 
 
-def test_snapshot_head_as_watermark_reads_one_line(tmp_path, monkeypatch):
+def test_the_watermark_of_an_unchanged_file_parses_nothing(tmp_path, monkeypatch):
     write_history(tmp_path, "acme__rl", SMALL_HISTORY)
+    loaded = SnapshotCommits(tmp_path).refresh(ACME, None)
 
     def no_full_parse(*_args, **_kwargs):
         raise AssertionError("the whole file was parsed")
 
     monkeypatch.setattr("orchestration.clients.git.snapshot_commit_frames", no_full_parse)
-    batch = SnapshotCommits(tmp_path).refresh(ACME, "b" * 40)
+    batch = SnapshotCommits(tmp_path).refresh(ACME, loaded.watermark)
     assert (batch.head, batch.full_rescan, batch.commits_scanned) == ("b" * 40, False, 0)
+    assert batch.watermark == loaded.watermark
     assert batch.commits.is_empty() and batch.files.is_empty()
+
+
+def test_a_changed_file_with_the_same_head_is_read_again(tmp_path):
+    write_history(tmp_path, "acme__rl", SMALL_HISTORY)
+    loaded = SnapshotCommits(tmp_path).refresh(ACME, None)
+    write_history(tmp_path, "acme__rl", SMALL_HISTORY[:1])
+    batch = SnapshotCommits(tmp_path).refresh(ACME, loaded.watermark)
+    assert (batch.head, batch.full_rescan, batch.commits_scanned) == ("b" * 40, True, 1)
+    assert batch.watermark != loaded.watermark
+    # The bare head (a watermark of a load that kept no digest) is no proof either.
+    assert SnapshotCommits(tmp_path).refresh(ACME, "b" * 40).full_rescan
 
 
 def test_missing_snapshot_file_is_named(tmp_path):
@@ -244,15 +257,15 @@ def test_all_recorded_histories_load_quickly():
 
 
 @pytest.mark.snapshots
-def test_recorded_head_as_watermark_is_a_quick_no_change():
+def test_the_recorded_watermark_is_a_quick_no_change():
     source = SnapshotCommits(shared_snapshots())
     verl = framework("verl")
-    head = source.head(verl)
+    loaded = source.refresh(verl, None)
     started = time.perf_counter()
-    batch = source.refresh(verl, head)
+    batch = source.refresh(verl, loaded.watermark)
     elapsed = time.perf_counter() - started
     assert (batch.commits_scanned, batch.commits.height, batch.files.height, batch.full_rescan) == (0, 0, 0, False)
-    assert batch.head == head
+    assert batch.head == loaded.head == loaded.commits["sha"][0]
     assert elapsed < 0.5, f"a no-change refresh took {elapsed:.2f} s"
 
 

@@ -9,9 +9,8 @@ the commits that are new since the last refresh's head with one streamed `git lo
 from __future__ import annotations
 
 import abc
-import gzip
+import hashlib
 import io
-import json
 import logging
 import os
 import re
@@ -37,6 +36,7 @@ from assets.commit_records import (
     empty_docs,
     snapshot_commit_frames,
 )
+from orchestration.clients.snapshot_files import SnapshotFileError, gunzipped, iter_json_lines
 from orchestration.settings import Framework
 
 _log = logging.getLogger(__name__)
@@ -109,6 +109,13 @@ class CommitBatch:
     #: for the commits since the watermark (upsert by sha).
     full_rescan: bool
     commits_scanned: int
+    #: What the next refresh is to be given: the head, or for a snapshot the head and the
+    #: digest of the file read (default: the head).
+    watermark: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.watermark is None:
+            self.watermark = self.head
 
 
 class CommitSource(abc.ABC):
@@ -122,8 +129,8 @@ class CommitSource(abc.ABC):
         """Rows of DOCS_SCHEMA: the framework's contribution documents at the head."""
 
 
-def _empty_batch(head: str | None) -> CommitBatch:
-    return CommitBatch(empty_commits(), empty_commit_files(), head, full_rescan=False, commits_scanned=0)
+def _empty_batch(head: str | None, watermark: str | None = None) -> CommitBatch:
+    return CommitBatch(empty_commits(), empty_commit_files(), head, full_rescan=False, commits_scanned=0, watermark=watermark)
 
 
 def _redact(text: str) -> str:
@@ -613,8 +620,11 @@ def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.Data
 class SnapshotCommits(CommitSource):
     """Commits recorded in `<snapshot_dir>/github/<owner>__<name>.jsonl.gz` (newest first).
 
-    A snapshot is a fixed history: a refresh whose watermark is the recorded head costs
-    one line of the file; any other returns the whole history as a full rescan.
+    A snapshot is a fixed history. Its watermark is the recorded head and the SHA-256 of
+    the file it was read from: given that watermark, a file with the same digest returns
+    nothing (hashing costs about 1% of a load). Any other file is read whole (the gzip
+    stream through its CRC, every line) and returned as a full rescan, so a truncated or
+    corrupt file fails, naming it, whether or not the warehouse already holds commits.
     """
 
     def __init__(self, snapshot_dir: str | os.PathLike[str]) -> None:
@@ -632,27 +642,39 @@ class SnapshotCommits(CommitSource):
             )
         return path
 
-    def head(self, framework: Framework) -> str | None:
-        """The newest recorded commit: the sha of the file's first line."""
-        path = self._existing_path(framework)
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            for text in handle:
-                if text.strip():
-                    try:
-                        return json.loads(text)["sha"]
-                    except (json.JSONDecodeError, KeyError) as error:
-                        raise ValueError(f"{path}:1: not a commit line ({error})") from None
-        return None
-
     def refresh(self, framework: Framework, watermark: str | None, log: Logger | None = None) -> CommitBatch:
         log = log or _log
-        head = self.head(framework)
-        if head is not None and watermark == head:
-            log.info(f"snapshot {self.path(framework).name}: head {head[:12]} already loaded; no new commits")
-            return _empty_batch(head)
-        commits, files = snapshot_commit_frames(self.path(framework), framework.slug)
-        log.info(f"snapshot {self.path(framework).name}: {commits.height} commit(s), {files.height} file row(s)")
-        return CommitBatch(commits, files, head, full_rescan=True, commits_scanned=commits.height)
+        path = self._existing_path(framework)
+        content = path.read_bytes()
+        digest = f"sha256:{hashlib.sha256(content).hexdigest()}"
+        loaded_head, _, loaded_digest = (watermark or "").partition(" ")
+        if loaded_digest == digest:
+            # The very bytes that were read whole and loaded before: nothing to check again.
+            log.info(f"snapshot {path.name}: unchanged since it was loaded (head {loaded_head[:12]}); no new commits")
+            return _empty_batch(loaded_head or None, watermark)
+        commits, files = _recorded_commits(path, content, framework.slug)
+        head = commits["sha"][0] if commits.height else None
+        log.info(f"snapshot {path.name}: {commits.height} commit(s), {files.height} file row(s)")
+        return CommitBatch(
+            commits, files, head, full_rescan=True, commits_scanned=commits.height, watermark=f"{head or ''} {digest}"
+        )
 
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
         return empty_docs()  # the snapshot records no documents
+
+
+def _recorded_commits(path: Path, content: bytes, slug: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(commits, files) of a recorded history file's `content`, read whole; a truncated or
+    corrupt file fails with its path (and the first bad line)."""
+    data = gunzipped(path, content)
+    try:
+        commits, files = snapshot_commit_frames(data, slug)
+    except pl.exceptions.PolarsError as error:
+        problem = str(error).strip().splitlines()[0]
+    else:
+        if not commits["sha"].has_nulls():
+            return commits, files
+        problem = "a line without a sha"
+    for _line in iter_json_lines(path, data, required=("sha",)):
+        pass  # raises naming the first line that is not a commit
+    raise SnapshotFileError(f"{path}: not commit lines of the snapshot format ({problem})")
