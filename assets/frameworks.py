@@ -216,8 +216,9 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
             kinds={"git", "duckdb"},
             skippable=True,
             description=(
-                "The framework's contribution rules (raw.framework_docs: one row per document path), read "
-                "from the mirror at the default branch's head, for the tracker to list."
+                "The framework's contribution rules, templates, governance and code owners "
+                "(raw.framework_docs: one row per document path, as configured in frameworks.toml), read at the "
+                "default branch's head from the mirror, or from the snapshot's docs/, for the tracker to list."
             ),
         ),
         dg.AssetSpec(

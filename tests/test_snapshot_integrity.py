@@ -4,7 +4,7 @@ new warehouse and into one that already holds the file's earlier, sound load."""
 from __future__ import annotations
 
 import gzip
-import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,44 +16,13 @@ from orchestration.clients.snapshot_files import SnapshotFileError
 from orchestration.resources import FrameworkSources
 from orchestration.settings import framework
 from orchestration.warehouse import Warehouse
+from tests.snapshot_fixtures import commit_record, doc_record, write_docs, write_gzip_lines, write_history
 
 VERL = framework("verl")
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
-COMMITS = [
-    {
-        "repo": VERL.repo, "sha": f"{n}" * 40, "parents": [f"{n - 1}" * 40] if n > 1 else [],
-        "authored_at": f"2025-04-0{n}T10:00:00+08:00", "committed_at": f"2025-04-0{n}T10:00:00+08:00",
-        "author": "Ada", "message": f"Commit {n}", "html_url": f"https://github.com/{VERL.repo}/commit/{n}",
-        "diff_incomplete": False,
-        "files": [{"path": "verl/loss.py", "additions": 1, "deletions": 0, "added_text": "", "added_tokens": ["dapo"]}],
-    }
-    for n in (3, 2, 1)
-]  # fmt: skip
-THREADS = [
-    {
-        "repo": VERL.repo, "number": n, "kind": "issue", "state": "open", "labels": [], "title": f"Support method {n}",
-        "author": "a", "created_at": "2025-04-01", "html_url": f"https://github.com/{VERL.repo}/issues/{n}",
-        "body_tokens": ["DAPO"], "body_complete": True, "comments": [],
-    }
-    for n in (1, 2, 3)
-]  # fmt: skip
-FILES = {
-    "commits": (f"{VERL.snapshot_stem}.jsonl.gz", COMMITS),
-    "threads": (f"{VERL.snapshot_stem}.threads.jsonl.gz", THREADS),
-}
-
-
-def write_gzip_lines(path: Path, lines: list[str]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as handle:
-        handle.writelines(f"{line}\n" for line in lines)
-    return path
-
-
-def write_snapshot(folder: Path) -> None:
-    for name, records in FILES.values():
-        write_gzip_lines(folder / "github" / name, [json.dumps(record) for record in records])
+HISTORY, SAMPLE = (f"{VERL.snapshot_stem}.jsonl.gz", f"{VERL.snapshot_stem}.threads.jsonl.gz")
+FILES = {"commits": HISTORY, "threads": SAMPLE}
 
 
 def truncated(path: Path) -> str:
@@ -84,13 +53,13 @@ def test_a_damaged_recorded_file_fails_naming_it(
     tmp_path: Path, which: str, damage: Callable[[Path], str], warehouse_holds_data: bool
 ):
     snapshot = tmp_path / "snapshot"
-    write_snapshot(snapshot)
+    write_history(snapshot, VERL)
     sources = FrameworkSources(snapshot_dir=str(snapshot))
     warehouse = Warehouse(database=str(tmp_path / "tracker.duckdb"))
     if warehouse_holds_data:
         refresh(sources, warehouse, which)
         refresh(sources, warehouse, which)  # the no-change refresh, with the watermark stored
-    path = snapshot / "github" / FILES[which][0]
+    path = snapshot / "github" / FILES[which]
     problem = damage(path)
 
     with pytest.raises(SnapshotFileError) as failure:
@@ -101,25 +70,48 @@ def test_a_damaged_recorded_file_fails_naming_it(
     assert "\n" not in message
 
 
+@pytest.mark.parametrize(
+    ("damaged_line", "problem"),
+    [('{"repo": "volcengine/verl", "path": "GOVERN', ":2: not a JSON line"),
+     ({**doc_record(VERL, "GOVERNANCE.md", "Maintainers decide.\n"), "text": "Maint"}, ": the text of GOVERNANCE.md")],
+    ids=["corrupt_json_line", "cut_text"],
+)  # fmt: skip
+@pytest.mark.parametrize("warehouse_holds_data", [False, True], ids=["new_warehouse", "existing_warehouse"])
+def test_a_damaged_docs_file_fails_naming_it(tmp_path: Path, damaged_line, problem: str, warehouse_holds_data: bool):
+    snapshot = tmp_path / "snapshot"
+    write_history(snapshot, VERL)
+    sound = [
+        doc_record(VERL, "CONTRIBUTING.md", "Open an issue first.\n"),
+        doc_record(VERL, "GOVERNANCE.md", "Maintainers decide.\n"),
+    ]
+    path = write_docs(snapshot, VERL, sound)
+    sources = FrameworkSources(snapshot_dir=str(snapshot))
+    warehouse = Warehouse(database=str(tmp_path / "tracker.duckdb"))
+    if warehouse_holds_data:
+        refresh(sources, warehouse, "commits")
+    write_docs(snapshot, VERL, [sound[0], damaged_line])
+
+    with pytest.raises(SnapshotFileError, match=re.escape(f"{path}{problem}")):
+        refresh(sources, warehouse, "commits")
+
+
 def test_a_line_that_is_json_but_no_commit_is_named(tmp_path: Path):
     snapshot = tmp_path / "snapshot"
-    write_snapshot(snapshot)
-    path = write_gzip_lines(
-        snapshot / "github" / FILES["commits"][0], [json.dumps(COMMITS[0]), json.dumps({"repo": VERL.repo})]
-    )
+    write_history(snapshot, VERL)
+    path = write_gzip_lines(snapshot / "github" / HISTORY, [commit_record(VERL, 2), {"repo": VERL.repo}])
     with pytest.raises(SnapshotFileError, match=rf"{path.name}:2: no sha"):
         refresh(FrameworkSources(snapshot_dir=str(snapshot)), Warehouse(database=str(tmp_path / "t.duckdb")), "commits")
 
 
 def test_the_run_fails_with_the_path_and_keeps_the_loaded_rows(tmp_path: Path):
     snapshot = tmp_path / "snapshot"
-    write_snapshot(snapshot)
+    write_history(snapshot, VERL)
     resources = {
         "framework_sources": FrameworkSources(snapshot_dir=str(snapshot)),
         "warehouse": Warehouse(database=str(tmp_path / "tracker.duckdb")),
     }
     assert dg.materialize([framework_sources_refresh], partition_key=VERL.slug, run_config=QUIET, resources=resources).success
-    path = snapshot / "github" / FILES["commits"][0]
+    path = snapshot / "github" / HISTORY
     truncated(path)
 
     result = dg.materialize(
@@ -133,4 +125,4 @@ def test_the_run_fails_with_the_path_and_keeps_the_loaded_rows(tmp_path: Path):
         error = error.cause
     assert str(path) in error.message
     with resources["warehouse"].connect() as conn:
-        assert conn.execute("SELECT count(*) FROM raw.git_commits").fetchone()[0] == len(COMMITS)
+        assert conn.execute("SELECT count(*) FROM raw.git_commits").fetchone()[0] == 3

@@ -3,7 +3,8 @@
 `CommitSource` is what the assets call. `GitMirrorCommits` keeps one bare mirror per
 framework (`<mirror_dir>/<owner>__<name>.git`, cloned once, fetched after) and parses
 the commits that are new since the last refresh's head with one streamed `git log`.
-`SnapshotCommits` reads the recorded `<owner>__<name>.jsonl.gz` histories instead.
+`SnapshotCommits` reads the recorded `github/<owner>__<name>.jsonl.gz` histories and
+`docs/<owner>__<name>.docs.jsonl` documents of a snapshot folder instead.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ from assets.commit_records import (
     empty_commits,
     empty_docs,
     snapshot_commit_frames,
+    snapshot_docs_frame,
 )
-from orchestration.clients.snapshot_files import SnapshotFileError, gunzipped, iter_json_lines
+from orchestration.clients.snapshot_files import SnapshotFileError, gunzipped, iter_json_lines, json_lines
 from orchestration.settings import Framework
 
 _log = logging.getLogger(__name__)
@@ -46,6 +48,20 @@ Logger = logging.Logger | logging.LoggerAdapter  # Dagster's context.log quacks 
 DEFAULT_REMOTE_URL_TEMPLATE = "https://github.com/{repo}.git"
 #: Contribution documents looked for in every framework, besides its configured ones.
 STANDARD_CONTRIBUTION_DOCS = ("CONTRIBUTING.md", "CONTRIBUTING.rst", "CONTRIBUTING", ".github/CONTRIBUTING.md")
+
+
+def contribution_doc_entries(framework: Framework) -> list[str]:
+    """The contribution documents looked for: the standard ones and the configured ones.
+    An entry that ends in "/" is a folder: every file under it is a document."""
+    return list(dict.fromkeys([*STANDARD_CONTRIBUTION_DOCS, *framework.contribution_docs]))
+
+
+def is_contribution_doc(entries: Sequence[str]) -> pl.Expr:
+    """Whether `path` is one of the entries, or under one that is a folder."""
+    listed = pl.col("path").is_in([entry for entry in entries if not entry.endswith("/")])
+    for folder in (entry for entry in entries if entry.endswith("/")):
+        listed = listed | pl.col("path").str.starts_with(folder)
+    return listed
 #: A progress line every this many parsed commits.
 PROGRESS_EVERY = 500
 
@@ -535,22 +551,22 @@ class GitMirrorCommits(CommitSource):
         )
 
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
-        """The standard CONTRIBUTING files and the framework's configured documents that
-        exist at the mirror's head (cloned first if there is no mirror yet)."""
+        """The documents of contribution_doc_entries that exist at the mirror's head
+        (cloned first if there is no mirror yet), in path order."""
         mirror = self.mirror_path(framework)
         if not (mirror / "HEAD").is_file():
             mirror = self._sync_mirror(framework, _log)
         head = self._head(mirror, framework)
-        paths = list(dict.fromkeys([*STANDARD_CONTRIBUTION_DOCS, *framework.contribution_docs]))
-        listing = self._run(["ls-tree", "-z", "--full-tree", head, "--", *paths], mirror=mirror).stdout
-        blobs = {}  # path -> blob sha, of the paths that exist (as files) at the head
+        entries = contribution_doc_entries(framework)
+        listing = self._run(["ls-tree", "-r", "-z", "--full-tree", head, "--", *entries], mirror=mirror).stdout
+        blobs = {}  # path -> blob sha, of the files at the head that are (or are under) an entry
         for entry in listing.split(b"\0"):
             if entry:
                 meta, path = _text(entry).split("\t", 1)
                 _mode, kind, sha = meta.split()
                 if kind == "blob":
                     blobs[path] = sha
-        found = [path for path in paths if path in blobs]
+        found = sorted(blobs)
         if not found:
             return empty_docs()
         batch = "".join(f"{blobs[path]}\n" for path in found).encode("ascii")
@@ -618,7 +634,8 @@ def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.Data
 
 
 class SnapshotCommits(CommitSource):
-    """Commits recorded in `<snapshot_dir>/github/<owner>__<name>.jsonl.gz` (newest first).
+    """Commits recorded in `<snapshot_dir>/github/<owner>__<name>.jsonl.gz` (newest first),
+    and the contribution documents recorded at their head in `<snapshot_dir>/docs/`.
 
     A snapshot is a fixed history. Its watermark is the recorded head and the SHA-256 of
     the file it was read from: given that watermark, a file with the same digest returns
@@ -659,8 +676,39 @@ class SnapshotCommits(CommitSource):
             commits, files, head, full_rescan=True, commits_scanned=commits.height, watermark=f"{head or ''} {digest}"
         )
 
+    def docs_path(self, framework: Framework) -> Path:
+        return self.snapshot_dir / "docs" / f"{framework.snapshot_stem}.docs.jsonl"
+
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
-        return empty_docs()  # the snapshot records no documents
+        """The documents of contribution_doc_entries recorded at the head of the history
+        (`<snapshot_dir>/docs/<owner>__<name>.docs.jsonl`), as the mirror would give them.
+        Each text must hash to its recorded blob sha, so a cut or edited one fails."""
+        path = self.docs_path(framework)
+        if not path.is_file():
+            _log.info(f"snapshot {path} not found: no contribution documents recorded for {framework.repo}")
+            return empty_docs()
+        records = json_lines(path, path.read_bytes(), required=("path", "blob_sha", "text", "head_committed_at"))
+        for record in records:
+            if _blob_sha(record["text"]) != record["blob_sha"]:
+                raise SnapshotFileError(
+                    f"{path}: the text of {record['path']} does not hash to its blob_sha {str(record['blob_sha'])[:12]} "
+                    "(cut or edited); restore it from the recorded snapshot"
+                )
+        recorded = snapshot_docs_frame(records, framework.slug)
+        listed = recorded.filter(is_contribution_doc(contribution_doc_entries(framework)))
+        if listed.height < recorded.height:
+            unlisted = sorted(set(recorded["path"]) - set(listed["path"]))
+            _log.info(
+                f"snapshot {path.name}: {', '.join(unlisted)} not in contribution_docs of {framework.slug} "
+                "(orchestration/config/frameworks.toml); left out"
+            )
+        return listed
+
+
+def _blob_sha(text: str) -> str:
+    """git's object id of a file with this text (UTF-8)."""
+    content = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
 def _recorded_commits(path: Path, content: bytes, slug: str) -> tuple[pl.DataFrame, pl.DataFrame]:
