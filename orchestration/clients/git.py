@@ -38,7 +38,7 @@ from assets.commit_records import (
     snapshot_commit_frames,
     snapshot_docs_frame,
 )
-from orchestration.clients.snapshot_files import SnapshotFileError, gunzipped, iter_json_lines, json_lines
+from orchestration.clients.snapshot_files import SnapshotFileError, fail_at_first_bad_line, gunzipped, json_lines
 from orchestration.settings import Framework
 
 _log = logging.getLogger(__name__)
@@ -719,10 +719,7 @@ def _recorded_commits(path: Path, content: bytes, slug: str) -> tuple[pl.DataFra
         commits, files = snapshot_commit_frames(data, slug)
     except pl.exceptions.PolarsError as error:
         problem = str(error).strip().splitlines()[0]
-    else:
-        if not commits["sha"].has_nulls():
-            return commits, files
-        problem = "a line without a sha"
-    for _line in iter_json_lines(path, data, required=("sha",)):
-        pass  # raises naming the first line that is not a commit
-    raise SnapshotFileError(f"{path}: not commit lines of the snapshot format ({problem})")
+        fail_at_first_bad_line(path, data, f"not commit lines of the snapshot format ({problem})", ("sha",))
+    if commits["sha"].has_nulls():
+        fail_at_first_bad_line(path, data, "a commit without a sha", ("sha",))
+    return commits, files

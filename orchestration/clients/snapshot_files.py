@@ -12,7 +12,7 @@ import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 _RESTORE = "restore it from the recorded snapshot"
 
@@ -51,3 +51,11 @@ def iter_json_lines(path: Path, data: bytes, required: tuple[str, ...] = ()) -> 
 def json_lines(path: Path, data: bytes, required: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """iter_json_lines as a list."""
     return list(iter_json_lines(path, data, required))
+
+
+def fail_at_first_bad_line(path: Path, data: bytes, problem: str, required: tuple[str, ...] = ()) -> NoReturn:
+    """Raises the error of the first line of `data` that is not a JSON object with the
+    `required` fields, or else one that names `problem` (found by a columnar reader)."""
+    for _record in iter_json_lines(path, data, required):
+        pass
+    raise SnapshotFileError(f"{path}: {problem}; {_RESTORE}")
