@@ -219,13 +219,13 @@ def paper_screening(
     curation = Path(config.overrides_dir)
     screening_overrides = read_screening_overrides(curation / "screening.csv")
     curated = override_affiliations(read_affiliation_overrides(curation / "affiliations.csv"))
-    from_arxiv = arxiv_affiliations(source)
+    recorded = arxiv_affiliations(source)
     printed = _snapshot_affiliations(context, openalex)
-    known = set(curated["arxiv_id"]) | set(from_arxiv["arxiv_id"]) | set(printed["arxiv_id"])
+    known = set(curated["arxiv_id"]) | set(recorded["arxiv_id"]) | set(printed["arxiv_id"])
     looked_up, figures = _openalex_affiliations(
         context, warehouse, openalex, [arxiv_id for arxiv_id in source["arxiv_id"] if arxiv_id not in known]
     )
-    affiliations = affiliations_by_precedence(curated, from_arxiv, printed, looked_up)
+    affiliations = affiliations_by_precedence(curated, recorded, printed, looked_up)
     companies = [company for framework in frameworks() for company in framework.maintainer_companies]
     maintainers = maintainer_companies_of(source, affiliations, companies)
     result = paper_screening_of(source, maintainers, screening_overrides)
@@ -244,11 +244,11 @@ def paper_screening(
             large_policies=int(result["large_policy"].fill_null(False).sum()),
             policy_size_unknown=int(result["policy_params_b"].is_null().sum()),
             code_released=int(result["code_released"].sum()),
-            maintainer_company_known=int(result["maintainer_company"].is_not_null().sum()),
             maintainer_company_unknown=int(result["maintainer_company"].is_null().sum()),
             papers_per_affiliation_source=dg.MetadataValue.json(
                 dict(result.group_by("affiliation_source").len().drop_nulls().sort("affiliation_source").iter_rows())
             ),
+            maintainer_company_known=int(result["maintainer_company"].is_not_null().sum()),
             **figures,
         )
     )

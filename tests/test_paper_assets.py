@@ -174,16 +174,6 @@ def test_openalex_fills_missing_affiliations_once_and_is_cached(warehouse, curat
     assert cached.rows() == [("2503.14476", 200)]
 
 
-def test_a_malformed_override_fails_the_run_with_file_and_line(warehouse, curation):
-    (curation / "screening.csv").write_text(
-        "arxiv_id,is_general_rl_method,policy_params_b,loss_change_kind,code_released,code_url,reason\n"
-        "2506.13585,true,,clip,,,fine\n"
-        "2507.18071,maybe,,,,,unsure\n"
-    )
-    with pytest.raises(Exception, match=r"screening\.csv:3: 'is_general_rl_method' must be Boolean"):
-        materialize([paper_screening], warehouse, curation)
-
-
 def recorded_affiliations(folder: Path) -> Path:
     """A snapshot folder whose affiliations name a company for each fixture paper; only
     DAPO's are not outranked (MiniMax has arXiv's field, GSPO an override)."""
@@ -263,3 +253,13 @@ def test_maintainer_company_is_known_for_most_recorded_papers(tmp_path):
     assert general["maintainer_company"].is_not_null().mean() > 0.7
     assert set(known["maintainer_company"]) >= {"none", "ByteDance", "Alibaba", "NVIDIA", "Ant Group"}
     assert metadata(result, "paper_screening")["maintainer_company_unknown"] == screening.height - known.height
+
+
+def test_a_malformed_override_fails_the_run_with_file_and_line(warehouse, curation):
+    (curation / "screening.csv").write_text(
+        "arxiv_id,is_general_rl_method,policy_params_b,loss_change_kind,code_released,code_url,reason\n"
+        "2506.13585,true,,clip,,,fine\n"
+        "2507.18071,maybe,,,,,unsure\n"
+    )
+    with pytest.raises(Exception, match=r"screening\.csv:3: 'is_general_rl_method' must be Boolean"):
+        materialize([paper_screening], warehouse, curation)
