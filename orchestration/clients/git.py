@@ -48,20 +48,6 @@ Logger = logging.Logger | logging.LoggerAdapter  # Dagster's context.log quacks 
 DEFAULT_REMOTE_URL_TEMPLATE = "https://github.com/{repo}.git"
 #: Contribution documents looked for in every framework, besides its configured ones.
 STANDARD_CONTRIBUTION_DOCS = ("CONTRIBUTING.md", "CONTRIBUTING.rst", "CONTRIBUTING", ".github/CONTRIBUTING.md")
-
-
-def contribution_doc_entries(framework: Framework) -> list[str]:
-    """The contribution documents looked for: the standard ones and the configured ones.
-    An entry that ends in "/" is a folder: every file under it is a document."""
-    return list(dict.fromkeys([*STANDARD_CONTRIBUTION_DOCS, *framework.contribution_docs]))
-
-
-def is_contribution_doc(entries: Sequence[str]) -> pl.Expr:
-    """Whether `path` is one of the entries, or under one that is a folder."""
-    listed = pl.col("path").is_in([entry for entry in entries if not entry.endswith("/")])
-    for folder in (entry for entry in entries if entry.endswith("/")):
-        listed = listed | pl.col("path").str.starts_with(folder)
-    return listed
 #: A progress line every this many parsed commits.
 PROGRESS_EVERY = 500
 
@@ -158,6 +144,20 @@ def _last_error_line(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
     return _redact((fatal or lines or ["no detail"])[-1])
+
+
+def contribution_doc_entries(framework: Framework) -> list[str]:
+    """The contribution documents looked for: the standard ones and the configured ones.
+    An entry that ends in "/" is a folder: every file under it is a document."""
+    return list(dict.fromkeys([*STANDARD_CONTRIBUTION_DOCS, *framework.contribution_docs]))
+
+
+def is_contribution_doc(entries: Sequence[str]) -> pl.Expr:
+    """Whether `path` is one of the entries, or under one that is a folder."""
+    listed = pl.col("path").is_in([entry for entry in entries if not entry.endswith("/")])
+    for folder in (entry for entry in entries if entry.endswith("/")):
+        listed = listed | pl.col("path").str.starts_with(folder)
+    return listed
 
 
 # -- the log stream ---------------------------------------------------------------------
