@@ -230,6 +230,20 @@ def commit_files_frame(columns: Mapping[str, list[Any]]) -> pl.DataFrame:
     return pl.DataFrame(dict(columns), schema=COMMIT_FILE_SCHEMA)
 
 
+def snapshot_docs_frame(records: Iterable[Mapping[str, Any]], framework_slug: str) -> pl.DataFrame:
+    """Rows of DOCS_SCHEMA from the lines of a snapshot `<owner>__<repo>.docs.jsonl`, in
+    path order. `fetched_at` is the recorded head's commit time (UTC): the documents are
+    as of then, and a reload gives the same rows."""
+    recorded = {"path": pl.Utf8(), "blob_sha": pl.Utf8(), "text": pl.Utf8(), "head_committed_at": pl.Utf8()}
+    frame = pl.DataFrame([{name: record.get(name) for name in recorded} for record in records], schema=recorded)
+    return (
+        frame.with_columns(framework=pl.lit(framework_slug), fetched_at=_utc_from_iso("head_committed_at"))
+        .select(list(DOCS_SCHEMA))
+        .cast(DOCS_SCHEMA)
+        .sort("path")
+    )
+
+
 def _snapshot_bytes(lines_or_path: str | os.PathLike[str] | bytes | Iterable[Mapping[str, Any]]) -> bytes:
     """The JSON lines of a snapshot: a path (gzipped or not), their bytes, or parsed lines."""
     if isinstance(lines_or_path, (str, os.PathLike)):

@@ -56,7 +56,7 @@ def _query(conn: duckdb.DuckDBPyConnection, sql: str, slug: str) -> list[tuple]:
 class StoredState:
     """What the warehouse holds for one framework before a refresh."""
 
-    commits_head: str | None = None
+    commits_watermark: str | None = None
     threads_updated_at: datetime | None = None
     comments_updated_at: datetime | None = None
     etags: dict[str, str] = field(default_factory=dict)
@@ -73,7 +73,7 @@ def stored_state(conn: duckdb.DuckDBPyConnection, slug: str) -> StoredState:
     comments = _query(conn, f"SELECT max(updated_at), count(*) FROM {COMMENTS_TABLE} WHERE framework = ?", slug)
     commits = _query(conn, f"SELECT count(*) FROM {COMMITS_TABLE} WHERE framework = ?", slug)
     return StoredState(
-        commits_head=head[0][0] if head else None,
+        commits_watermark=head[0][0] if head else None,
         threads_updated_at=threads[0][0] if threads else None,
         comments_updated_at=comments[0][0] if comments else None,
         etags=dict(_query(conn, f"SELECT url, etag FROM {HTTP_CACHE_TABLE} WHERE framework = ?", slug)),
@@ -109,14 +109,15 @@ def refresh_commits(
 ) -> CommitsRefresh:
     """Store the commits of `slug` not stored yet, and its contribution documents.
 
-    Nothing is written (and the warehouse is not opened) when the head is the stored one
-    and the documents are unchanged: a refresh with nothing new costs one read.
+    Nothing is written (and the warehouse is not opened) when the watermark is the stored
+    one (the head; for a snapshot, the head and the file's digest) and the documents are
+    unchanged: a refresh with nothing new costs one read.
     """
     source = framework_sources.commits()
-    batch = source.refresh(framework(slug), state.commits_head, log)
+    batch = source.refresh(framework(slug), state.commits_watermark, log)
     docs = source.contribution_docs(framework(slug))
-    commits_unchanged = not batch.full_rescan and batch.commits.is_empty() and batch.head == state.commits_head
-    docs_unchanged = set(docs.select("path", "blob_sha").iter_rows()) == state.docs and state.commits_head is not None
+    commits_unchanged = not batch.full_rescan and batch.commits.is_empty() and batch.watermark == state.commits_watermark
+    docs_unchanged = set(docs.select("path", "blob_sha").iter_rows()) == state.docs and state.commits_watermark is not None
     stored = state.commits
     if not (commits_unchanged and docs_unchanged):
         if batch.full_rescan:
@@ -129,7 +130,7 @@ def refresh_commits(
                 SliceWrite(COMMITS_TABLE, batch.commits, where, params),
                 SliceWrite(COMMIT_FILES_TABLE, batch.files, where, params),
                 SliceWrite(
-                    STATE_TABLE, _state_row(slug, "commits", batch.head), "framework = ? AND source = 'commits'", [slug]
+                    STATE_TABLE, _state_row(slug, "commits", batch.watermark), "framework = ? AND source = 'commits'", [slug]
                 ),
             ]
         with warehouse.connect() as conn:
@@ -215,8 +216,9 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
             kinds={"git", "duckdb"},
             skippable=True,
             description=(
-                "The framework's contribution rules (raw.framework_docs: one row per document path), read "
-                "from the mirror at the default branch's head, for the tracker to list."
+                "The framework's contribution rules, templates, governance and code owners "
+                "(raw.framework_docs: one row per document path, as configured in frameworks.toml), read at the "
+                "default branch's head from the mirror, or from the snapshot's docs/, for the tracker to list."
             ),
         ),
         dg.AssetSpec(

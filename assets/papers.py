@@ -7,11 +7,13 @@ import polars as pl
 from pydantic import Field
 
 from assets.affiliations import (
+    AFFILIATION_SCHEMA,
     affiliations_by_precedence,
     arxiv_affiliations,
     maintainer_companies_of,
     override_affiliations,
     read_affiliation_overrides,
+    read_snapshot_affiliations,
 )
 from assets.aliases import paper_aliases_of, read_alias_overrides
 from assets.overrides import OVERRIDES_DIR, waiting_for_papers
@@ -192,6 +194,17 @@ def _openalex_affiliations(
     return openalex_affiliations(cached.filter(pl.col("arxiv_id").is_in(wanted))), figures
 
 
+def _snapshot_affiliations(context: dg.AssetExecutionContext, openalex: OpenAlexSource) -> pl.DataFrame:
+    """The affiliations recorded in the snapshot folder (none outside snapshot mode)."""
+    path = openalex.recorded_affiliations_path()
+    if path is None:
+        return pl.DataFrame(schema=AFFILIATION_SCHEMA)
+    if not path.is_file():
+        context.log.warning(f"paper_screening: {path} not found: no recorded affiliations in this snapshot")
+        return pl.DataFrame(schema=AFFILIATION_SCHEMA)
+    return read_snapshot_affiliations(path)
+
+
 @dg.asset(
     group_name="papers",
     kinds={"polars", "duckdb"},
@@ -206,8 +219,9 @@ def paper_screening(
     `screening_reasons` (the rules that fired), and the features the study compares:
     `policy_params_b`/`large_policy` (largest policy trained, null when unknown),
     `loss_change_kind` with its cue, `code_released`/`code_url`, `maintainer_company`
-    (null when no affiliation is known) with `affiliation_source`. `verdict_source` says
-    whether overrides/screening.csv replaced the rules' verdict.
+    (null when no affiliation is known) with `affiliation_source` (overrides, then arXiv's
+    field, then in snapshot mode the recorded affiliations, then OpenAlex). `verdict_source`
+    says whether overrides/screening.csv replaced the rules' verdict.
     """
     source = _read_papers(warehouse)
     curation = Path(config.overrides_dir)
@@ -215,11 +229,12 @@ def paper_screening(
     affiliation_overrides = read_affiliation_overrides(curation / "affiliations.csv")
     curated = override_affiliations(affiliation_overrides)
     recorded = arxiv_affiliations(source)
-    known = set(curated["arxiv_id"]) | set(recorded["arxiv_id"])
+    printed = _snapshot_affiliations(context, openalex)
+    known = set(curated["arxiv_id"]) | set(recorded["arxiv_id"]) | set(printed["arxiv_id"])
     looked_up, figures = _openalex_affiliations(
         context, warehouse, openalex, [arxiv_id for arxiv_id in source["arxiv_id"] if arxiv_id not in known]
     )
-    affiliations = affiliations_by_precedence(curated, recorded, looked_up)
+    affiliations = affiliations_by_precedence(curated, recorded, printed, looked_up)
     companies = [company for framework in frameworks() for company in framework.maintainer_companies]
     maintainers = maintainer_companies_of(source, affiliations, companies)
     result = paper_screening_of(source, maintainers, screening_overrides)
@@ -245,6 +260,10 @@ def paper_screening(
             large_policies=int(result["large_policy"].fill_null(False).sum()),
             policy_size_unknown=int(result["policy_params_b"].is_null().sum()),
             code_released=int(result["code_released"].sum()),
+            maintainer_company_unknown=int(result["maintainer_company"].is_null().sum()),
+            papers_per_affiliation_source=dg.MetadataValue.json(
+                dict(result.group_by("affiliation_source").len().drop_nulls().sort("affiliation_source").iter_rows())
+            ),
             maintainer_company_known=int(result["maintainer_company"].is_not_null().sum()),
             **waiting_overrides_metadata(waiting),
             **figures,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import MutableMapping
+from pathlib import Path
 
 import dagster as dg
 from pydantic import Field
@@ -98,14 +99,24 @@ class FrameworkSources(dg.ConfigurableResource):
 
 class OpenAlexSource(dg.ConfigurableResource):
     """Author affiliations from OpenAlex, optional: without an API key the lookup is
-    skipped (with a logged note) and affiliations come from overrides and arXiv only."""
+    skipped (with a logged note) and affiliations come from overrides and arXiv only.
+    In snapshot mode the recorded affiliations rank above OpenAlex."""
 
     api_url: str = Field(default=DEFAULT_OPENALEX_API_URL, description="OpenAlex API (OPENALEX_API_URL).")
     api_key: str | None = Field(default=None, description="OpenAlex API key (OPENALEX_API_KEY); never logged.")
+    snapshot_dir: str | None = Field(
+        default=None,
+        description="Read recorded affiliations from <dir>/affiliations/affiliations.jsonl, ranked above "
+        "OpenAlex (TRACKER_SNAPSHOT_DIR).",
+    )
     min_interval_s: float = Field(default=0.1, description="Seconds between requests.")
     max_requests_per_run: int = Field(default=1000, description="Papers looked up per run; the rest wait.")
     max_retries: int = Field(default=4, description="Retries of a failed request.")
     backoff_s: float = Field(default=1.0, description="First retry delay; doubles each retry.")
+
+    def recorded_affiliations_path(self) -> Path | None:
+        """The snapshot's affiliations file, or None outside snapshot mode."""
+        return Path(self.snapshot_dir) / "affiliations" / "affiliations.jsonl" if self.snapshot_dir else None
 
     def lookup(self) -> AffiliationLookup | None:
         """The OpenAlex client, or None when no API key is configured."""
@@ -138,5 +149,6 @@ def build_resources() -> dict[str, dg.ConfigurableResource]:
         "openalex": OpenAlexSource(
             api_url=env_or("OPENALEX_API_URL", DEFAULT_OPENALEX_API_URL),
             api_key=env_or("OPENALEX_API_KEY", None),
+            snapshot_dir=env_or("TRACKER_SNAPSHOT_DIR", None),
         ),
     }

@@ -3,6 +3,7 @@ for the live path, the recorded ../shared/snapshots for the snapshot path."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from tests.fakes.git_repos import GitRemote
 from tests.fakes.github_server import Fault, comment_item, issue_item
 from tests.github_fixtures import FakeGithub, fake_github  # noqa: F401  (the fixture)
 from tests.helpers import shared_snapshots
+from tests.snapshot_fixtures import blob_sha, doc_record, write_docs, write_history
 
 VERL = framework("verl")
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -164,6 +166,32 @@ def test_framework_refresh_job_covers_the_four_assets_of_one_partition():
     assert job.partitions_def.get_partition_keys() == [f.slug for f in frameworks()]
 
 
+def test_snapshot_docs_land_in_framework_docs_and_a_changed_one_is_replaced(tmp_path: Path):
+    snapshot = tmp_path / "snapshot"
+    write_history(snapshot, VERL)
+    rules = doc_record(VERL, "CONTRIBUTING.md", "Open an issue first.\n")
+    write_docs(snapshot, VERL, [rules, doc_record(VERL, ".github/CODEOWNERS", "* @maintainers\n")])
+    sources = FrameworkSources(snapshot_dir=str(snapshot))
+    warehouse = Warehouse(database=str(tmp_path / "tracker.duckdb"))
+    stored = "SELECT framework, path, blob_sha, fetched_at, text FROM raw.framework_docs ORDER BY path"
+
+    first = materialize(sources, warehouse, VERL.slug, [FRAMEWORK_DOCS])
+
+    assert first.success and metadata(first, FRAMEWORK_DOCS)["dagster/row_count"] == 2
+    with warehouse.connect() as conn:
+        rows = conn.execute(stored).fetchall()
+    assert [row[1] for row in rows] == [".github/CODEOWNERS", "CONTRIBUTING.md"]
+    assert rows[1] == ("verl", "CONTRIBUTING.md", rules["blob_sha"], datetime(2025, 4, 1, 12, 30, tzinfo=UTC), rules["text"])
+
+    write_docs(snapshot, VERL, [doc_record(VERL, "CONTRIBUTING.md", "Open a pull request.\n")])
+    assert materialize(sources, warehouse, VERL.slug, [FRAMEWORK_DOCS]).success
+    with warehouse.connect() as conn:
+        assert conn.execute(stored).fetchall() == [
+            ("verl", "CONTRIBUTING.md", blob_sha("Open a pull request.\n"), rows[1][3], "Open a pull request.\n")
+        ]
+
+
+@pytest.mark.snapshots
 def test_snapshot_load_of_the_seven_frameworks_is_exact_and_idempotent(tmp_path: Path):
     snapshot = shared_snapshots()
     sources = FrameworkSources(snapshot_dir=str(snapshot))
@@ -178,7 +206,16 @@ def test_snapshot_load_of_the_seven_frameworks_is_exact_and_idempotent(tmp_path:
     with warehouse.connect() as conn:
         first = conn.execute(counts).fetchone()
         first_rows = conn.execute("SELECT sha, framework FROM raw.git_commits ORDER BY framework, sha").fetchall()
+        docs = conn.execute("SELECT framework, path, blob_sha FROM raw.framework_docs").fetchall()
     assert first[:3] == (11_213, 62_623, 286)
+    # Every recorded contribution document (ROLL recorded none), as recorded.
+    recorded = {
+        (f.slug, line["path"], line["blob_sha"])
+        for f in frameworks()
+        if (snapshot / "docs" / f"{f.snapshot_stem}.docs.jsonl").is_file()
+        for line in map(json.loads, (snapshot / "docs" / f"{f.snapshot_stem}.docs.jsonl").read_text().splitlines())
+    }
+    assert len(recorded) == 29 and set(docs) == recorded and len(docs) == 29
 
     reruns = [materialize(sources, warehouse, f.slug) for f in frameworks()]
 

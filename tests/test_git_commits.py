@@ -15,7 +15,7 @@ from orchestration.clients.git import _LOG_ARGS, GitMirrorCommits, GitUnavailabl
 from orchestration.settings import Framework
 from tests.fakes.git_repos import ISOLATED_GIT_ENV, GitRemote, drop_object
 
-ACME = Framework("acme", "acme/rl", "main", (), ("CONTRIBUTING.md", "docs/RULES.md"))
+ACME = Framework("acme", "acme/rl", "main", (), ("CONTRIBUTING.md", "docs/RULES.md", ".github/ISSUE_TEMPLATE/"))
 LOG = logging.getLogger("test_git_commits")
 
 README = "# Acme RL\n\nImplements GRPO (https://arxiv.org/abs/2402.03300).\n"
@@ -319,14 +319,19 @@ def test_contribution_docs_at_the_head(remote, source):
     remote.commit(
         "Rules",
         {"CONTRIBUTING.md": "# Contributing\n\nOpen an issue first.\n", ".github/CONTRIBUTING.md": "See ../CONTRIBUTING.md\n",
-         "docs/RULES.md": "Be kind.\n", "src/a.py": "a = 1\n"},
+         "docs/RULES.md": "Be kind.\n", "src/a.py": "a = 1\n", ".github/ISSUE_TEMPLATE/bug.yml": "name: Bug\n",
+         ".github/ISSUE_TEMPLATE/forms/idea.yml": "name: Idea\n", ".github/ISSUE_TEMPLATES.md": "not the folder\n"},
     )  # fmt: skip
     remote.push()
     source.refresh(ACME, None, LOG)
     docs = source.contribution_docs(ACME)
     assert docs.schema == pl.Schema(DOCS_SCHEMA)
-    assert docs["path"].to_list() == ["CONTRIBUTING.md", ".github/CONTRIBUTING.md", "docs/RULES.md"]
-    contributing = docs.row(0, named=True)
+    # In path order; a configured folder ("/" at the end) gives every file under it.
+    assert docs["path"].to_list() == [
+        ".github/CONTRIBUTING.md", ".github/ISSUE_TEMPLATE/bug.yml", ".github/ISSUE_TEMPLATE/forms/idea.yml",
+        "CONTRIBUTING.md", "docs/RULES.md",
+    ]  # fmt: skip
+    contributing = docs.row(3, named=True)
     assert contributing["text"] == "# Contributing\n\nOpen an issue first.\n"
     assert contributing["blob_sha"] == remote.blob("HEAD", "CONTRIBUTING.md")
     assert contributing["framework"] == "acme"

@@ -1,6 +1,7 @@
 """paper_aliases and paper_screening through dg.materialize on a small fixture warehouse:
 tables, metadata, overrides from a curation folder, and OpenAlex skipped or used (fake)."""
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -8,10 +9,15 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from assets.papers import PAPERS_TABLE, paper_aliases, paper_screening
-from orchestration.resources import OpenAlexSource
+from assets.papers import PAPERS_TABLE, paper_aliases, paper_screening, papers
+from assets.sources import arxiv_entries
+from orchestration.cli import RANGE_END_TAG, RANGE_START_TAG
+from orchestration.clients.snapshot_files import SnapshotFileError
+from orchestration.resources import ArxivSource, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from tests.fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
+from tests.helpers import shared_snapshots
+from tests.snapshot_fixtures import affiliation_record, write_affiliations
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 AFFILIATION = pl.List(pl.Struct({"author": pl.Utf8, "affiliation": pl.Utf8}))
@@ -166,6 +172,87 @@ def test_openalex_fills_missing_affiliations_once_and_is_cached(warehouse, curat
     assert company.rows() == [("ByteDance", "openalex")]
     cached = warehouse.read("SELECT arxiv_id, status FROM raw.openalex_works")
     assert cached.rows() == [("2503.14476", 200)]
+
+
+def recorded_affiliations(folder: Path) -> Path:
+    """A snapshot folder whose affiliations name a company for each fixture paper; only
+    DAPO's are not outranked (MiniMax has arXiv's field, GSPO an override)."""
+    write_affiliations(
+        folder,
+        [
+            affiliation_record("2503.14476", ["ByteDance Seed", "Institute for AI Industry Research (AIR), Tsinghua University"]),
+            affiliation_record("2506.13585", [], {"A. Author": ["NVIDIA"]}),
+            affiliation_record("2507.18071", ["Hugging Face"]),
+        ],
+    )
+    return folder
+
+
+def test_recorded_affiliations_rank_between_arxiv_and_openalex(warehouse, curation, tmp_path):
+    fixtures = OpenAlexFixtures()
+    fixtures.works["2503.14476"] = [authorship("Qiying Yu", "Stanford University")]
+    snapshot = recorded_affiliations(tmp_path / "snapshot")
+    with running_fake_openalex(fixtures) as url:
+        openalex = OpenAlexSource(api_url=url, api_key="fake-key", min_interval_s=0, backoff_s=0, snapshot_dir=str(snapshot))
+        result = materialize([paper_screening], warehouse, curation, openalex)
+    assert result.success
+    companies = warehouse.read(
+        "SELECT arxiv_id, maintainer_company, affiliation_source FROM core.paper_screening ORDER BY arxiv_id"
+    )
+    assert companies.rows() == [
+        ("2503.14476", "ByteDance", "snapshot"),
+        ("2506.13585", "none", "arxiv"),  # arXiv's own field outranks the printed page
+        ("2507.18071", "Alibaba", "override"),
+    ]
+    assert fixtures.requests == []  # every paper has affiliations before OpenAlex
+    figures = metadata(result, "paper_screening")
+    assert (figures["maintainer_company_known"], figures["maintainer_company_unknown"]) == (3, 0)
+    assert figures["papers_per_affiliation_source"] == {"arxiv": 1, "override": 1, "snapshot": 1}
+
+
+def test_a_paper_the_snapshot_leaves_out_stays_unknown_and_is_counted(warehouse, curation, tmp_path):
+    snapshot = tmp_path / "snapshot"
+    write_affiliations(snapshot, [affiliation_record("2507.18071", ["Hugging Face"])])
+    result = materialize([paper_screening], warehouse, curation, OpenAlexSource(snapshot_dir=str(snapshot)))
+    dapo = warehouse.read("SELECT maintainer_company, affiliation_source FROM core.paper_screening WHERE arxiv_id = '2503.14476'")
+    assert dapo.rows() == [(None, None)]
+    assert metadata(result, "paper_screening")["maintainer_company_unknown"] == 1
+
+
+def test_a_corrupt_affiliations_file_fails_the_run_with_its_path(warehouse, curation, tmp_path):
+    snapshot = tmp_path / "snapshot"
+    path = write_affiliations(snapshot, [affiliation_record("2503.14476", ["ByteDance Seed"]), '{"arxiv_id": "2506.1'])
+    with pytest.raises(SnapshotFileError, match=re.escape(f"{path}:2: not a JSON line")):
+        materialize([paper_screening], warehouse, curation, OpenAlexSource(snapshot_dir=str(snapshot)))
+
+
+@pytest.mark.snapshots
+def test_maintainer_company_is_known_for_most_recorded_papers(tmp_path):
+    """The 172 recorded papers through arxiv_entries, papers and paper_screening in
+    snapshot mode: the recorded affiliations make the maintainer company known for most."""
+    snapshot = shared_snapshots()
+    store = Warehouse(database=str(tmp_path / "tracker.duckdb"))
+    harvest = dg.materialize(
+        [arxiv_entries],
+        tags={RANGE_START_TAG: "2025-01-01", RANGE_END_TAG: "2026-06-30"},
+        run_config=QUIET,
+        resources={"warehouse": store, "arxiv": ArxivSource(snapshot_dir=str(snapshot))},
+    )
+    assert harvest.success
+    result = dg.materialize(
+        [papers, paper_screening],
+        run_config=QUIET,
+        resources={"warehouse": store, "openalex": OpenAlexSource(snapshot_dir=str(snapshot))},
+    )
+    assert result.success
+    screening = store.read("SELECT * FROM core.paper_screening")
+    assert screening.height == 172
+    known = screening.filter(pl.col("maintainer_company").is_not_null())
+    assert known.height >= 130  # 141 papers recorded, one of them with no institution at all
+    general = screening.filter("is_general_rl_method")
+    assert general["maintainer_company"].is_not_null().mean() > 0.7
+    assert set(known["maintainer_company"]) >= {"none", "ByteDance", "Alibaba", "NVIDIA", "Ant Group"}
+    assert metadata(result, "paper_screening")["maintainer_company_unknown"] == screening.height - known.height
 
 
 def test_a_malformed_override_fails_the_run_with_file_and_line(warehouse, curation):

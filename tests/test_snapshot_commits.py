@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import random
 import time
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from assets.commit_records import (
     ADDED_TEXT_CAP,
     COMMIT_FILE_SCHEMA,
     COMMIT_SCHEMA,
+    DOCS_SCHEMA,
     IDENTIFIER,
     MAX_ADDED_TOKENS,
     MIN_TOKEN_LENGTH,
@@ -29,8 +31,10 @@ from assets.commit_records import (
     snapshot_commit_frames,
 )
 from orchestration.clients.git import GitUnavailableError, SnapshotCommits
+from orchestration.clients.snapshot_files import SnapshotFileError
 from orchestration.settings import Framework, framework, frameworks
 from tests.helpers import shared_snapshots
+from tests.snapshot_fixtures import blob_sha, doc_record, write_docs
 
 ACME = Framework("acme", "acme/rl", "main", (), ())
 
@@ -194,16 +198,29 @@ def test_snapshot_source_returns_the_whole_history(tmp_path):
     assert SnapshotCommits(tmp_path).refresh(ACME, "a" * 40).full_rescan
 
 
-def test_snapshot_head_as_watermark_reads_one_line(tmp_path, monkeypatch):
+def test_the_watermark_of_an_unchanged_file_parses_nothing(tmp_path, monkeypatch):
     write_history(tmp_path, "acme__rl", SMALL_HISTORY)
+    loaded = SnapshotCommits(tmp_path).refresh(ACME, None)
 
     def no_full_parse(*_args, **_kwargs):
         raise AssertionError("the whole file was parsed")
 
     monkeypatch.setattr("orchestration.clients.git.snapshot_commit_frames", no_full_parse)
-    batch = SnapshotCommits(tmp_path).refresh(ACME, "b" * 40)
+    batch = SnapshotCommits(tmp_path).refresh(ACME, loaded.watermark)
     assert (batch.head, batch.full_rescan, batch.commits_scanned) == ("b" * 40, False, 0)
+    assert batch.watermark == loaded.watermark
     assert batch.commits.is_empty() and batch.files.is_empty()
+
+
+def test_a_changed_file_with_the_same_head_is_read_again(tmp_path):
+    write_history(tmp_path, "acme__rl", SMALL_HISTORY)
+    loaded = SnapshotCommits(tmp_path).refresh(ACME, None)
+    write_history(tmp_path, "acme__rl", SMALL_HISTORY[:1])
+    batch = SnapshotCommits(tmp_path).refresh(ACME, loaded.watermark)
+    assert (batch.head, batch.full_rescan, batch.commits_scanned) == ("b" * 40, True, 1)
+    assert batch.watermark != loaded.watermark
+    # The bare head (a watermark of a load that kept no digest) is no proof either.
+    assert SnapshotCommits(tmp_path).refresh(ACME, "b" * 40).full_rescan
 
 
 def test_missing_snapshot_file_is_named(tmp_path):
@@ -212,8 +229,48 @@ def test_missing_snapshot_file_is_named(tmp_path):
         SnapshotCommits(tmp_path).refresh(ACME, None)
 
 
-def test_snapshot_has_no_contribution_docs(tmp_path):
+DOCUMENTED = Framework("acme", "acme/rl", "main", (), ("docs/RULES.md", ".github/ISSUE_TEMPLATE/"))
+
+
+def test_recorded_contribution_docs_as_the_mirror_gives_them(tmp_path, caplog):
+    write_docs(
+        tmp_path,
+        ACME,
+        [
+            doc_record(ACME, "docs/RULES.md", "Be kind.\n"),
+            doc_record(ACME, ".github/ISSUE_TEMPLATE/bug.yml", "name: Bug\n"),
+            doc_record(ACME, "CONTRIBUTING.md", "# Contributing\n\nOpen an issue first.\n"),
+            doc_record(ACME, "GOVERNANCE.md", "Maintainers decide.\n"),
+        ],
+    )
+    with caplog.at_level(logging.INFO):
+        docs = SnapshotCommits(tmp_path).contribution_docs(DOCUMENTED)
+    assert docs.schema == pl.Schema(DOCS_SCHEMA)
+    # CONTRIBUTING.md is looked for everywhere; GOVERNANCE.md is not configured for acme.
+    assert docs["path"].to_list() == [".github/ISSUE_TEMPLATE/bug.yml", "CONTRIBUTING.md", "docs/RULES.md"]
+    assert "GOVERNANCE.md not in contribution_docs of acme" in caplog.text
+    rules = docs.row(2, named=True)
+    assert rules == {
+        "framework": "acme", "path": "docs/RULES.md", "blob_sha": blob_sha("Be kind.\n"),
+        "fetched_at": datetime(2025, 4, 1, 12, 30, tzinfo=UTC), "text": "Be kind.\n",
+    }  # fmt: skip
+    assert SnapshotCommits(tmp_path).contribution_docs(DOCUMENTED).equals(docs)  # a reload gives the same rows
+
+
+def test_no_recorded_docs_is_no_docs(tmp_path):
     assert SnapshotCommits(tmp_path).contribution_docs(ACME).is_empty()
+
+
+def test_a_corrupt_docs_line_is_named(tmp_path):
+    path = write_docs(tmp_path, ACME, [doc_record(ACME, "CONTRIBUTING.md", "Hi\n"), '{"path": "GOVERN'])
+    with pytest.raises(SnapshotFileError, match=rf"{path}:2: not a JSON line"):
+        SnapshotCommits(tmp_path).contribution_docs(ACME)
+
+
+def test_a_cut_document_text_is_named(tmp_path):
+    path = write_docs(tmp_path, ACME, [{**doc_record(ACME, "CONTRIBUTING.md", "Open an issue first.\n"), "text": "Open an"}])
+    with pytest.raises(SnapshotFileError, match=rf"{path}: the text of CONTRIBUTING.md does not hash to its blob_sha"):
+        SnapshotCommits(tmp_path).contribution_docs(ACME)
 
 
 # -- the real recorded histories ----------------------------------------------------------
@@ -244,15 +301,15 @@ def test_all_recorded_histories_load_quickly():
 
 
 @pytest.mark.snapshots
-def test_recorded_head_as_watermark_is_a_quick_no_change():
+def test_the_recorded_watermark_is_a_quick_no_change():
     source = SnapshotCommits(shared_snapshots())
     verl = framework("verl")
-    head = source.head(verl)
+    loaded = source.refresh(verl, None)
     started = time.perf_counter()
-    batch = source.refresh(verl, head)
+    batch = source.refresh(verl, loaded.watermark)
     elapsed = time.perf_counter() - started
     assert (batch.commits_scanned, batch.commits.height, batch.files.height, batch.full_rescan) == (0, 0, 0, False)
-    assert batch.head == head
+    assert batch.head == loaded.head == loaded.commits["sha"][0]
     assert elapsed < 0.5, f"a no-change refresh took {elapsed:.2f} s"
 
 

@@ -3,15 +3,15 @@
 `CommitSource` is what the assets call. `GitMirrorCommits` keeps one bare mirror per
 framework (`<mirror_dir>/<owner>__<name>.git`, cloned once, fetched after) and parses
 the commits that are new since the last refresh's head with one streamed `git log`.
-`SnapshotCommits` reads the recorded `<owner>__<name>.jsonl.gz` histories instead.
+`SnapshotCommits` reads the recorded `github/<owner>__<name>.jsonl.gz` histories and
+`docs/<owner>__<name>.docs.jsonl` documents of a snapshot folder instead.
 """
 
 from __future__ import annotations
 
 import abc
-import gzip
+import hashlib
 import io
-import json
 import logging
 import os
 import re
@@ -36,7 +36,9 @@ from assets.commit_records import (
     empty_commits,
     empty_docs,
     snapshot_commit_frames,
+    snapshot_docs_frame,
 )
+from orchestration.clients.snapshot_files import SnapshotFileError, fail_at_first_bad_line, gunzipped, json_lines
 from orchestration.settings import Framework
 
 _log = logging.getLogger(__name__)
@@ -109,6 +111,13 @@ class CommitBatch:
     #: for the commits since the watermark (upsert by sha).
     full_rescan: bool
     commits_scanned: int
+    #: What the next refresh is to be given: the head, or for a snapshot the head and the
+    #: digest of the file read (default: the head).
+    watermark: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.watermark is None:
+            self.watermark = self.head
 
 
 class CommitSource(abc.ABC):
@@ -122,8 +131,8 @@ class CommitSource(abc.ABC):
         """Rows of DOCS_SCHEMA: the framework's contribution documents at the head."""
 
 
-def _empty_batch(head: str | None) -> CommitBatch:
-    return CommitBatch(empty_commits(), empty_commit_files(), head, full_rescan=False, commits_scanned=0)
+def _empty_batch(head: str | None, watermark: str | None = None) -> CommitBatch:
+    return CommitBatch(empty_commits(), empty_commit_files(), head, full_rescan=False, commits_scanned=0, watermark=watermark)
 
 
 def _redact(text: str) -> str:
@@ -135,6 +144,20 @@ def _last_error_line(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
     return _redact((fatal or lines or ["no detail"])[-1])
+
+
+def contribution_doc_entries(framework: Framework) -> list[str]:
+    """The contribution documents looked for: the standard ones and the configured ones.
+    An entry that ends in "/" is a folder: every file under it is a document."""
+    return list(dict.fromkeys([*STANDARD_CONTRIBUTION_DOCS, *framework.contribution_docs]))
+
+
+def is_contribution_doc(entries: Sequence[str]) -> pl.Expr:
+    """Whether `path` is one of the entries, or under one that is a folder."""
+    listed = pl.col("path").is_in([entry for entry in entries if not entry.endswith("/")])
+    for folder in (entry for entry in entries if entry.endswith("/")):
+        listed = listed | pl.col("path").str.starts_with(folder)
+    return listed
 
 
 # -- the log stream ---------------------------------------------------------------------
@@ -528,22 +551,22 @@ class GitMirrorCommits(CommitSource):
         )
 
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
-        """The standard CONTRIBUTING files and the framework's configured documents that
-        exist at the mirror's head (cloned first if there is no mirror yet)."""
+        """The documents of contribution_doc_entries that exist at the mirror's head
+        (cloned first if there is no mirror yet), in path order."""
         mirror = self.mirror_path(framework)
         if not (mirror / "HEAD").is_file():
             mirror = self._sync_mirror(framework, _log)
         head = self._head(mirror, framework)
-        paths = list(dict.fromkeys([*STANDARD_CONTRIBUTION_DOCS, *framework.contribution_docs]))
-        listing = self._run(["ls-tree", "-z", "--full-tree", head, "--", *paths], mirror=mirror).stdout
-        blobs = {}  # path -> blob sha, of the paths that exist (as files) at the head
+        entries = contribution_doc_entries(framework)
+        listing = self._run(["ls-tree", "-r", "-z", "--full-tree", head, "--", *entries], mirror=mirror).stdout
+        blobs = {}  # path -> blob sha, of the files at the head that are (or are under) an entry
         for entry in listing.split(b"\0"):
             if entry:
                 meta, path = _text(entry).split("\t", 1)
                 _mode, kind, sha = meta.split()
                 if kind == "blob":
                     blobs[path] = sha
-        found = [path for path in paths if path in blobs]
+        found = sorted(blobs)
         if not found:
             return empty_docs()
         batch = "".join(f"{blobs[path]}\n" for path in found).encode("ascii")
@@ -611,10 +634,14 @@ def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.Data
 
 
 class SnapshotCommits(CommitSource):
-    """Commits recorded in `<snapshot_dir>/github/<owner>__<name>.jsonl.gz` (newest first).
+    """Commits recorded in `<snapshot_dir>/github/<owner>__<name>.jsonl.gz` (newest first),
+    and the contribution documents recorded at their head in `<snapshot_dir>/docs/`.
 
-    A snapshot is a fixed history: a refresh whose watermark is the recorded head costs
-    one line of the file; any other returns the whole history as a full rescan.
+    A snapshot is a fixed history. Its watermark is the recorded head and the SHA-256 of
+    the file it was read from: given that watermark, a file with the same digest returns
+    nothing (hashing costs about 1% of a load). Any other file is read whole (the gzip
+    stream through its CRC, every line) and returned as a full rescan, so a truncated or
+    corrupt file fails, naming it, whether or not the warehouse already holds commits.
     """
 
     def __init__(self, snapshot_dir: str | os.PathLike[str]) -> None:
@@ -632,27 +659,67 @@ class SnapshotCommits(CommitSource):
             )
         return path
 
-    def head(self, framework: Framework) -> str | None:
-        """The newest recorded commit: the sha of the file's first line."""
-        path = self._existing_path(framework)
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            for text in handle:
-                if text.strip():
-                    try:
-                        return json.loads(text)["sha"]
-                    except (json.JSONDecodeError, KeyError) as error:
-                        raise ValueError(f"{path}:1: not a commit line ({error})") from None
-        return None
-
     def refresh(self, framework: Framework, watermark: str | None, log: Logger | None = None) -> CommitBatch:
         log = log or _log
-        head = self.head(framework)
-        if head is not None and watermark == head:
-            log.info(f"snapshot {self.path(framework).name}: head {head[:12]} already loaded; no new commits")
-            return _empty_batch(head)
-        commits, files = snapshot_commit_frames(self.path(framework), framework.slug)
-        log.info(f"snapshot {self.path(framework).name}: {commits.height} commit(s), {files.height} file row(s)")
-        return CommitBatch(commits, files, head, full_rescan=True, commits_scanned=commits.height)
+        path = self._existing_path(framework)
+        content = path.read_bytes()
+        digest = f"sha256:{hashlib.sha256(content).hexdigest()}"
+        loaded_head, _, loaded_digest = (watermark or "").partition(" ")
+        if loaded_digest == digest:
+            # The very bytes that were read whole and loaded before: nothing to check again.
+            log.info(f"snapshot {path.name}: unchanged since it was loaded (head {loaded_head[:12]}); no new commits")
+            return _empty_batch(loaded_head or None, watermark)
+        commits, files = _recorded_commits(path, content, framework.slug)
+        head = commits["sha"][0] if commits.height else None
+        log.info(f"snapshot {path.name}: {commits.height} commit(s), {files.height} file row(s)")
+        return CommitBatch(
+            commits, files, head, full_rescan=True, commits_scanned=commits.height, watermark=f"{head or ''} {digest}"
+        )
+
+    def docs_path(self, framework: Framework) -> Path:
+        return self.snapshot_dir / "docs" / f"{framework.snapshot_stem}.docs.jsonl"
 
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
-        return empty_docs()  # the snapshot records no documents
+        """The documents of contribution_doc_entries recorded at the head of the history
+        (`<snapshot_dir>/docs/<owner>__<name>.docs.jsonl`), as the mirror would give them.
+        Each text must hash to its recorded blob sha, so a cut or edited one fails."""
+        path = self.docs_path(framework)
+        if not path.is_file():
+            _log.info(f"snapshot {path} not found: no contribution documents recorded for {framework.repo}")
+            return empty_docs()
+        records = json_lines(path, path.read_bytes(), required=("path", "blob_sha", "text", "head_committed_at"))
+        for record in records:
+            if _blob_sha(record["text"]) != record["blob_sha"]:
+                raise SnapshotFileError(
+                    f"{path}: the text of {record['path']} does not hash to its blob_sha {str(record['blob_sha'])[:12]} "
+                    "(cut or edited); restore it from the recorded snapshot"
+                )
+        recorded = snapshot_docs_frame(records, framework.slug)
+        listed = recorded.filter(is_contribution_doc(contribution_doc_entries(framework)))
+        if listed.height < recorded.height:
+            unlisted = sorted(set(recorded["path"]) - set(listed["path"]))
+            _log.info(
+                f"snapshot {path.name}: {', '.join(unlisted)} not in contribution_docs of {framework.slug} "
+                "(orchestration/config/frameworks.toml); left out"
+            )
+        return listed
+
+
+def _blob_sha(text: str) -> str:
+    """git's object id of a file with this text (UTF-8)."""
+    content = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+def _recorded_commits(path: Path, content: bytes, slug: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(commits, files) of a recorded history file's `content`, read whole; a truncated or
+    corrupt file fails with its path (and the first bad line)."""
+    data = gunzipped(path, content)
+    try:
+        commits, files = snapshot_commit_frames(data, slug)
+    except pl.exceptions.PolarsError as error:
+        problem = str(error).strip().splitlines()[0]
+        fail_at_first_bad_line(path, data, f"not commit lines of the snapshot format ({problem})", ("sha",))
+    if commits["sha"].has_nulls():
+        fail_at_first_bad_line(path, data, "a commit without a sha", ("sha",))
+    return commits, files

@@ -11,10 +11,7 @@ lives only in the `Authorization` header: never in URLs, logs, errors or stored 
 from __future__ import annotations
 
 import abc
-import gzip
 import hashlib
-import io
-import json
 import logging
 import os
 import random
@@ -36,6 +33,7 @@ from assets.thread_records import (
     snapshot_thread_frames,
     threads_from_api,
 )
+from orchestration.clients.snapshot_files import gunzipped, json_lines
 from orchestration.settings import Framework
 
 _log = logging.getLogger(__name__)
@@ -471,7 +469,10 @@ class SnapshotThreads(ThreadSource):
     A snapshot is a fixed sample, not a feed: a refresh returns all of it
     (`complete_history`), whatever the watermarks say, unless the file is the one loaded
     last time. `fingerprints` plays the part of the API's ETags: it maps the file's URI to
-    the SHA-256 of its bytes at the last load, and an unchanged file returns nothing.
+    the SHA-256 of its bytes at the last load, and an unchanged file returns nothing. A
+    fingerprint is kept only after the file was read whole (gzip CRC, every line), so a
+    truncated or corrupt file is never taken for the loaded one: it is read, and fails
+    naming the file.
     """
 
     def __init__(
@@ -504,21 +505,9 @@ class SnapshotThreads(ThreadSource):
         if self.fingerprints.get(key) == fingerprint:
             log.info(f"snapshot {path.name}: unchanged since the last load; nothing to upsert")
             return ThreadBatch(empty_threads(), empty_comments(), 0, 0, complete_history=False)
-        threads, comments = snapshot_thread_frames(_read_jsonl_gz(path, content), framework.slug)
+        threads, comments = snapshot_thread_frames(
+            json_lines(path, gunzipped(path, content), required=("number", "kind")), framework.slug
+        )
         self.fingerprints[key] = fingerprint
         log.info(f"snapshot {path.name}: {threads.height} thread(s), {comments.height} comment(s)")
         return ThreadBatch(threads, comments, 0, 0, complete_history=True)
-
-
-def _read_jsonl_gz(path: Path, content: bytes) -> list[dict]:
-    """The JSON lines of the gzipped `content` read from `path` (named in errors)."""
-    lines = []
-    with io.TextIOWrapper(gzip.GzipFile(fileobj=io.BytesIO(content)), encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                lines.append(json.loads(text))
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}:{number}: not a JSON line ({error})") from None
-    return lines
