@@ -59,7 +59,7 @@ def warm_up() -> None:
 
 
 def run_phase(phase: str, snapshot: str, database: str) -> dict:
-    from assets.frameworks import refresh_commits, refresh_threads, stored_state
+    from assets.sources.frameworks import refresh_commits, refresh_threads, stored_state
     from orchestration.resources import FrameworkSources
     from orchestration.settings import frameworks
     from orchestration.warehouse import Warehouse
@@ -87,7 +87,7 @@ def dagster_overhead(snapshot: str, database: str) -> float:
     """Seconds of one no-change framework_refresh run of one framework through Dagster."""
     import dagster as dg
 
-    from assets.frameworks import framework_sources_refresh
+    from assets.sources.assets import framework_sources_refresh
     from orchestration.resources import FrameworkSources
     from orchestration.warehouse import Warehouse
 
@@ -104,11 +104,11 @@ def dagster_overhead(snapshot: str, database: str) -> float:
 
 def github_no_change_requests() -> tuple[dict[str, int], dict[str, int]]:
     """Requests and 304s per framework of a no-change daily refresh against the fake GitHub."""
-    from assets.frameworks import refresh_threads, stored_state
+    from assets.sources.frameworks import refresh_threads, stored_state
     from orchestration.resources import FrameworkSources
     from orchestration.settings import frameworks
     from orchestration.warehouse import Warehouse
-    from tests.fakes.github_server import running_fake_github, synthetic_fixtures
+    from fakes.github_server import running_fake_github, synthetic_fixtures
 
     fixtures = synthetic_fixtures([f.repo for f in frameworks()])
     with tempfile.TemporaryDirectory() as folder, running_fake_github(fixtures) as url:

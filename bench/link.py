@@ -27,8 +27,8 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assets.aliases import paper_aliases_of, read_alias_overrides  # noqa: E402
-from assets.evidence import alias_key, evidence_of, evidence_places, paper_mentions  # noqa: E402
+from assets.papers.aliases import paper_aliases_of, read_alias_overrides  # noqa: E402
+from assets.links.evidence import alias_key, evidence_of, evidence_places, paper_mentions  # noqa: E402
 from bench.link_quality import DEFAULT_SNAPSHOT, load_snapshots  # noqa: E402
 
 _WORDS = (

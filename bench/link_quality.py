@@ -33,16 +33,16 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assets.aliases import paper_aliases_of, read_alias_overrides  # noqa: E402
-from assets.arxiv_feed import parse_feed  # noqa: E402
-from assets.commit_records import snapshot_commit_frames  # noqa: E402
-from assets.evidence import evidence_of  # noqa: E402
-from assets.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides  # noqa: E402
-from assets.papers import papers_from_entries  # noqa: E402
-from assets.as_of import as_of_of  # noqa: E402
-from assets.proposals import proposals_of  # noqa: E402
-from assets.thread_records import snapshot_thread_frames  # noqa: E402
-from assets.training_failures import training_failures_of  # noqa: E402
+from assets.papers.aliases import paper_aliases_of, read_alias_overrides  # noqa: E402
+from orchestration.clients.arxiv_feed import parse_feed  # noqa: E402
+from orchestration.clients.commit_records import snapshot_commit_frames  # noqa: E402
+from assets.links.evidence import evidence_of  # noqa: E402
+from assets.links.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides  # noqa: E402
+from assets.papers.papers import papers_from_entries  # noqa: E402
+from orchestration.as_of import as_of_of  # noqa: E402
+from assets.links.proposals import proposals_of  # noqa: E402
+from orchestration.clients.thread_records import snapshot_thread_frames  # noqa: E402
+from assets.links.training_failures import training_failures_of  # noqa: E402
 from orchestration.settings import frameworks  # noqa: E402
 
 SAMPLE = ROOT / "bench" / "labels" / "inclusion_sample.csv"

@@ -20,9 +20,9 @@ import polars as pl
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from assets.arxiv_feed import parse_feed  # noqa: E402
-from assets.papers import papers_from_entries  # noqa: E402
-from assets.screening import loss_change_kinds, policy_sizes, screening_verdicts  # noqa: E402
+from orchestration.clients.arxiv_feed import parse_feed  # noqa: E402
+from assets.papers.papers import papers_from_entries  # noqa: E402
+from assets.papers.screening import loss_change_kinds, policy_sizes, screening_verdicts  # noqa: E402
 
 DEFAULT_SNAPSHOT = REPO_ROOT.parent / "shared" / "snapshots"
 DEFAULT_LABELS = REPO_ROOT / "bench" / "labels" / "screening_labels.csv"

@@ -8,26 +8,12 @@ from datetime import UTC, datetime, timedelta
 import dagster as dg
 import polars as pl
 
-from assets.commit_records import COMMIT_SCHEMA
-from assets.evidence import EVIDENCE_CLASSES, EVIDENCE_SCHEMA, MATCH_KINDS, RULES, SOURCE_TYPES
-from assets.frameworks import COMMITS_TABLE
-from assets.inclusions import INCLUSION_SCHEMA, INCLUSION_SOURCES
-from assets.overrides import ARXIV_ID_REGEX
-from assets.links import (
-    EVIDENCE_TABLE,
-    INCLUSIONS_TABLE,
-    PROPOSALS_TABLE,
-    TRAINING_FAILURES_TABLE,
-    read_papers,
-    read_table,
-    evidence,
-    inclusions,
-    proposals,
-    training_failures,
-)
-from assets.proposals import PROPOSAL_SCHEMA
-from assets.training_failures import TRAINING_FAILURE_SCHEMA
+from assets.links.assets import evidence, inclusions, proposals, read_papers, training_failures
+from assets.links.evidence import EVIDENCE_CLASSES, MATCH_KINDS, RULES, SOURCE_TYPES
+from assets.links.inclusions import INCLUSION_SOURCES
+from orchestration.curation import ARXIV_ID_REGEX
 from orchestration.settings import frameworks
+from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS, CORE_PROPOSALS, CORE_TRAINING_FAILURES, RAW_GIT_COMMITS
 from orchestration.warehouse import Warehouse
 
 URL_REGEX = r"^https?://[^\s/$.?#][^\s]*$"
@@ -140,15 +126,15 @@ def _result(problems: list[str], rows: int, **metadata: object) -> dg.AssetCheck
 
 @dg.asset_check(asset=evidence, blocking=True, description="arXiv ids well-formed, frameworks configured, source types, match kinds, classes and rules from the allowed sets, URLs well-formed (great-expectations), and every paper in core.papers.")
 def evidence_links_valid(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA)
+    frame = warehouse.read_table(CORE_EVIDENCE)
     problems = links_column_problems("evidence", frame) + unknown_papers(frame, read_papers(warehouse))
     return _result(problems, frame.height)
 
 
 @dg.asset_check(asset=inclusions, blocking=True, description="(paper, framework) unique, ids and commit URLs well-formed, frameworks configured (great-expectations), every paper in core.papers, and every date within its framework's recorded history and not after today.")
 def inclusions_valid(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = read_table(warehouse, INCLUSIONS_TABLE, INCLUSION_SCHEMA)
-    commits = read_table(warehouse, COMMITS_TABLE, COMMIT_SCHEMA)
+    frame = warehouse.read_table(CORE_INCLUSIONS)
+    commits = warehouse.read_table(RAW_GIT_COMMITS)
     as_of = datetime.now(UTC) + timedelta(days=1)
     problems = (
         links_column_problems("inclusions", frame)
@@ -160,7 +146,7 @@ def inclusions_valid(warehouse: Warehouse) -> dg.AssetCheckResult:
 
 @dg.asset_check(asset=inclusions, blocking=False, description=f"Inclusions more than {EARLY_INCLUSION_DAYS} days before the paper's v1: a warning to review (a wrong match, or an override needed).")
 def inclusions_not_long_before_paper(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = read_table(warehouse, INCLUSIONS_TABLE, INCLUSION_SCHEMA)
+    frame = warehouse.read_table(CORE_INCLUSIONS)
     early = early_inclusions(frame)
     return dg.AssetCheckResult(
         passed=early.is_empty(),
@@ -173,13 +159,13 @@ def inclusions_not_long_before_paper(warehouse: Warehouse) -> dg.AssetCheckResul
 
 @dg.asset_check(asset=proposals, blocking=True, description="Every proposal's paper is in core.papers and its framework configured.")
 def proposals_link_known_papers(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = read_table(warehouse, PROPOSALS_TABLE, PROPOSAL_SCHEMA)
+    frame = warehouse.read_table(CORE_PROPOSALS)
     return _result(unknown_papers(frame, read_papers(warehouse)) + _unknown_frameworks(frame), frame.height)
 
 
 @dg.asset_check(asset=training_failures, blocking=True, description="Every linked paper is in core.papers and every framework configured.")
 def training_failures_link_known_papers(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = read_table(warehouse, TRAINING_FAILURES_TABLE, TRAINING_FAILURE_SCHEMA)
+    frame = warehouse.read_table(CORE_TRAINING_FAILURES)
     return _result(unknown_papers(frame, read_papers(warehouse)) + _unknown_frameworks(frame), frame.height)
 
 

@@ -2,13 +2,15 @@
 
 import dagster as dg
 
-from assets import frameworks, links, papers, sources
+from assets.links import assets as links
+from assets.papers import assets as papers
+from assets.sources import assets as sources
 from checks import links as link_checks
 from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
 from orchestration.resources import build_resources
 from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
 
-asset_modules = [sources, frameworks, papers, links]
+asset_modules = [sources, papers, links]
 #: Modules with asset checks only (they import the assets they check).
 check_modules = [link_checks]
 

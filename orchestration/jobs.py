@@ -4,11 +4,12 @@ from datetime import date
 
 import dagster as dg
 
-from assets.frameworks import framework_sources_refresh
-from assets.sources import arxiv_entries
-
 #: Groups whose assets are computed from the sources, unpartitioned.
 DERIVED_GROUPS = ("papers", "links")
+
+#: Derived assets recompute when their inputs change, without waiting for every
+#: upstream partition to exist (the harvest may cover only part of the window).
+derived_automation = dg.AutomationCondition.eager().without(~dg.AutomationCondition.any_deps_missing())
 
 # Public run tags that make one run cover a partition range (a single-run backfill).
 RANGE_START_TAG = "dagster/asset_partition_range_start"
@@ -22,13 +23,15 @@ def partition_range_tags(first_day: date, last_day: date) -> dict[str, str]:
 
 arxiv_harvest_job = dg.define_asset_job(
     "arxiv_harvest",
-    selection=dg.AssetSelection.assets(arxiv_entries),
+    selection=dg.AssetSelection.assets("arxiv_entries"),
     description="Fetch the arXiv submissions of the selected days (a range runs as one query).",
 )
 
 framework_refresh_job = dg.define_asset_job(
     "framework_refresh",
-    selection=dg.AssetSelection.assets(framework_sources_refresh),
+    selection=dg.AssetSelection.assets(
+        "framework_commits", "framework_docs", "framework_threads", "framework_comments"
+    ),
     description="Refresh one framework's commits, issues, pull requests, comments and contribution rules.",
 )
 

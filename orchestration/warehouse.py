@@ -17,6 +17,8 @@ import duckdb
 import polars as pl
 from dagster_duckdb import DuckDBResource
 
+from orchestration.tables import Table
+
 SCHEMAS = ("raw", "core", "metrics")
 
 #: Name of the Dagster pool every warehouse writer runs in (limit 1: DuckDB takes one
@@ -174,3 +176,10 @@ class Warehouse(DuckDBResource):
             if not table_exists(conn, table):
                 return empty
             return read_frame(conn, f"SELECT * FROM {_quote(table)}")
+
+    def read_table(self, table: Table, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """All rows of `table` (none before it exists) with the contract's types, or only
+        `columns`: DuckDB gives UTC times back as `Etc/UTC`, which polars will not mix with `UTC`."""
+        frame = self.table_or_empty(table.name, table.empty())
+        frame = frame.cast({column: dtype for column, dtype in table.schema.items() if column in frame.columns})
+        return frame.select(columns) if columns is not None else frame

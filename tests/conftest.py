@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.fakes.arxiv_server import ArxivFixtures, running_fake_arxiv
+from fakes.arxiv_server import ArxivFixtures, running_fake_arxiv
 
 
 @dataclass

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.fakes.github_server import GithubFixtures, running_fake_github
+from fakes.github_server import GithubFixtures, running_fake_github
 
 
 @dataclass

@@ -3,10 +3,8 @@
 from datetime import UTC, datetime
 
 import polars as pl
+from orchestration.tables import CORE_PAPER_ALIASES, RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
-from assets.aliases import ALIAS_SCHEMA
-from assets.commit_records import COMMIT_FILE_SCHEMA, COMMIT_SCHEMA
-from assets.thread_records import COMMENT_SCHEMA, THREAD_SCHEMA
 
 
 DAPO = "2503.14476"
@@ -56,7 +54,7 @@ def aliases(*extra: tuple[str, str, bool, bool]) -> pl.DataFrame:
             }
             for arxiv_id, alias, ambiguous, case_sensitive in rows
         ],
-        schema=ALIAS_SCHEMA,
+        schema=CORE_PAPER_ALIASES.schema,
     )
 
 
@@ -77,7 +75,7 @@ def commits(*rows: tuple[str, str, str, str]) -> pl.DataFrame:
             }
             for framework, sha, day, message in rows
         ],
-        schema=COMMIT_SCHEMA,
+        schema=RAW_GIT_COMMITS.schema,
     )
 
 
@@ -97,7 +95,7 @@ def files(*rows: tuple[str, str, str, str, list[str]]) -> pl.DataFrame:
             }
             for framework, sha, path, text, tokens in rows
         ],
-        schema=COMMIT_FILE_SCHEMA,
+        schema=RAW_GIT_COMMIT_FILES.schema,
     )
 
 
@@ -125,7 +123,7 @@ def threads(*rows: dict) -> pl.DataFrame:
         merged = {**base, **row}
         merged["html_url"] = merged["html_url"] or f"https://github.com/o/{merged['framework']}/issues/{merged['number']}"
         full.append(merged)
-    return pl.DataFrame(full, schema=THREAD_SCHEMA)
+    return pl.DataFrame(full, schema=RAW_GITHUB_THREADS.schema)
 
 
 def comments(*rows: dict) -> pl.DataFrame:
@@ -145,12 +143,12 @@ def comments(*rows: dict) -> pl.DataFrame:
         merged = {**base, "comment_id": index + 1, **row}
         merged["html_url"] = merged["html_url"] or f"https://github.com/o/{merged['framework']}/issues/{merged['thread_number']}"
         full.append(merged)
-    return pl.DataFrame(full, schema=COMMENT_SCHEMA)
+    return pl.DataFrame(full, schema=RAW_GITHUB_COMMENTS.schema)
 
 
 def no_threads() -> pl.DataFrame:
-    return pl.DataFrame(schema=THREAD_SCHEMA)
+    return pl.DataFrame(schema=RAW_GITHUB_THREADS.schema)
 
 
 def no_comments() -> pl.DataFrame:
-    return pl.DataFrame(schema=COMMENT_SCHEMA)
+    return pl.DataFrame(schema=RAW_GITHUB_COMMENTS.schema)

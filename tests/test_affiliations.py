@@ -5,7 +5,7 @@ import re
 import polars as pl
 import pytest
 
-from assets.affiliations import (
+from assets.papers.affiliations import (
     AFFILIATION_SCHEMA,
     affiliations_by_precedence,
     arxiv_affiliations,
@@ -15,7 +15,7 @@ from assets.affiliations import (
     read_affiliation_overrides,
     read_snapshot_affiliations,
 )
-from assets.overrides import OverrideError
+from orchestration.curation import OverrideError
 from orchestration.settings import MaintainerCompany, frameworks
 from orchestration.clients.snapshot_files import SnapshotFileError
 from tests.helpers import REPO_ROOT, shared_snapshots

@@ -3,15 +3,9 @@
 import polars as pl
 import pytest
 
-from assets.aliases import (
-    ALIAS_OVERRIDE_COLUMNS,
-    ALIAS_SCHEMA,
-    ESTABLISHED_NAMES,
-    normalized_name,
-    paper_aliases_of,
-    read_alias_overrides,
-)
+from assets.papers.aliases import ALIAS_OVERRIDE_COLUMNS, ESTABLISHED_NAMES, normalized_name, paper_aliases_of, read_alias_overrides
 from tests.helpers import REPO_ROOT
+from orchestration.tables import CORE_PAPER_ALIASES
 
 NO_OVERRIDES = pl.DataFrame(schema={**ALIAS_OVERRIDE_COLUMNS, "reason": pl.Utf8})
 
@@ -33,7 +27,7 @@ def names(frame: pl.DataFrame, arxiv_id: str, *, variants: bool = False) -> dict
 
 def test_the_table_has_exactly_the_contract_columns():
     result = paper_aliases_of(papers(("2503.1", "DAPO: An Open-Source System", "")), NO_OVERRIDES)
-    assert result.schema == pl.Schema(ALIAS_SCHEMA)
+    assert result.schema == pl.Schema(CORE_PAPER_ALIASES.schema)
     assert result.columns == ["arxiv_id", "alias", "normalized", "source", "ambiguous", "case_sensitive"]
 
 

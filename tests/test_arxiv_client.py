@@ -13,9 +13,9 @@ from orchestration.clients.arxiv import (
     SourceUnavailableError,
     build_search_query,
 )
-from assets.arxiv_feed import ArxivFeedError
+from orchestration.clients.arxiv_feed import ArxivFeedError
 from orchestration.settings import ArxivQuery
-from tests.fakes.arxiv_server import Fault, arxiv_entry
+from fakes.arxiv_server import Fault, arxiv_entry
 
 QUERY = ArxivQuery(categories=("cs.LG", "cs.CL"), keywords=("reinforcement learning", "GRPO"), page_size=10)
 LOG = logging.getLogger("test")
@@ -189,7 +189,7 @@ def test_received_counts_distinct_entries_of_any_day_against_the_feeds_total(fak
 
 
 def test_the_snapshot_client_reads_the_same_format_and_filters_the_window(tmp_path, fake_arxiv):
-    from tests.fakes.arxiv_server import atom_feed
+    from fakes.arxiv_server import atom_feed
 
     folder = tmp_path / "arxiv"
     folder.mkdir()

@@ -7,11 +7,11 @@ import duckdb
 import polars as pl
 import pytest
 
-from assets.papers import papers
-from assets.sources import ALL_RESULTS_RECEIVED_CHECK, all_results_received_check, arxiv_entries
+from assets.papers.assets import papers
+from assets.sources.assets import ALL_RESULTS_RECEIVED_CHECK, all_results_received_check, arxiv_entries
 from orchestration.resources import ArxivSource
 from orchestration.warehouse import Warehouse
-from tests.fakes.arxiv_server import Fault, arxiv_entry
+from fakes.arxiv_server import Fault, arxiv_entry
 from tests.helpers import shared_snapshots
 
 RANGE_TAGS = {

@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from assets.arxiv_feed import ArxivFeedError, TruncatedFeedError, parse_feed, split_arxiv_id
-from tests.fakes.arxiv_server import arxiv_entry, atom_feed, error_feed
+from orchestration.clients.arxiv_feed import ArxivFeedError, TruncatedFeedError, parse_feed, split_arxiv_id
+from fakes.arxiv_server import arxiv_entry, atom_feed, error_feed
 
 JAN_2 = datetime(2025, 1, 2, 15, 30, tzinfo=UTC)
 

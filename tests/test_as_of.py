@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import polars as pl
 
-from assets.as_of import as_of_of, run_date
+from orchestration.as_of import as_of_of, run_date
 from tests.link_fixtures import at, comments, commits, no_comments, no_threads, threads
 
 NOW = datetime(2026, 3, 5, 14, 30, tzinfo=UTC)

@@ -12,25 +12,25 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.affiliations import (
+from assets.papers.affiliations import (
     affiliations_by_precedence,
     arxiv_affiliations,
     maintainer_companies_of,
     override_affiliations,
     read_affiliation_overrides,
 )
-from assets.aliases import paper_aliases_of, read_alias_overrides
-from assets.arxiv_feed import ENTRY_SCHEMA, parse_feed
-from assets.as_of import as_of_of
-from assets.commit_records import snapshot_commit_frames
-from assets.evidence import evidence_of
-from assets.inclusions import inclusions_of, read_inclusion_overrides
-from assets.overrides import OVERRIDES_DIR
-from assets.papers import papers_from_entries
-from assets.proposals import proposals_of
-from assets.screening import paper_screening_of, read_screening_overrides
-from assets.thread_records import snapshot_thread_frames
-from assets.training_failures import training_failures_of
+from assets.papers.aliases import paper_aliases_of, read_alias_overrides
+from orchestration.clients.arxiv_feed import ENTRY_SCHEMA, parse_feed
+from orchestration.as_of import as_of_of
+from orchestration.clients.commit_records import snapshot_commit_frames
+from assets.links.evidence import evidence_of
+from assets.links.inclusions import inclusions_of, read_inclusion_overrides
+from orchestration.curation import OVERRIDES_DIR
+from assets.papers.papers import papers_from_entries
+from assets.links.proposals import proposals_of
+from assets.papers.screening import paper_screening_of, read_screening_overrides
+from orchestration.clients.thread_records import snapshot_thread_frames
+from assets.links.training_failures import training_failures_of
 from orchestration.settings import frameworks
 from tests.helpers import shared_snapshots
 from tests.link_fixtures import DAPO, DR_GRPO, REINFORCE_PP, aliases, at, comments, commits, files, papers, threads

@@ -4,7 +4,7 @@ classification rule on a real-looking example."""
 import polars as pl
 import pytest
 
-from assets.evidence import EVIDENCE_SCHEMA, RULES, evidence_of, prose_patterns
+from assets.links.evidence import RULES, evidence_of, prose_patterns
 from tests.link_fixtures import (
     DAPO,
     DR_GRPO,
@@ -19,6 +19,7 @@ from tests.link_fixtures import (
     papers,
     threads,
 )
+from orchestration.tables import CORE_EVIDENCE
 
 
 def commit_evidence(message: str, *file_rows: tuple[str, str, list[str]], alias_rows=None) -> pl.DataFrame:
@@ -183,14 +184,14 @@ def test_every_rule_has_an_example_and_a_class():
 
 def test_evidence_has_the_table_contract():
     found = commit_evidence("[algo] feat: add GSPO", ("verl/core_algos.py", "", ["gspo"]))
-    assert found.schema == pl.Schema(EVIDENCE_SCHEMA)
+    assert found.schema == pl.Schema(CORE_EVIDENCE.schema)
     row = found.row(0, named=True)
     assert row["source_ref"] == "c1" and row["url"].endswith("/commit/c1") and row["occurred_at"] is not None
 
 
 def test_no_input_gives_no_evidence():
     empty = evidence_of(commits(), files(), no_threads(), no_comments(), papers(), aliases())
-    assert empty.is_empty() and empty.schema == pl.Schema(EVIDENCE_SCHEMA)
+    assert empty.is_empty() and empty.schema == pl.Schema(CORE_EVIDENCE.schema)
 
 
 def test_an_acronym_in_code_is_confirmed_by_the_message_in_any_case():

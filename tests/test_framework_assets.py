@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.frameworks import (
+from assets.sources.assets import (
     FRAMEWORK_COMMENTS,
     FRAMEWORK_COMMITS,
     FRAMEWORK_DOCS,
@@ -22,8 +22,8 @@ from orchestration.jobs import framework_refresh_job
 from orchestration.resources import FrameworkSources
 from orchestration.settings import framework, frameworks
 from orchestration.warehouse import Warehouse
-from tests.fakes.git_repos import GitRemote
-from tests.fakes.github_server import Fault, comment_item, issue_item
+from fakes.git_repos import GitRemote
+from fakes.github_server import Fault, comment_item, issue_item
 from tests.github_fixtures import FakeGithub, fake_github  # noqa: F401  (the fixture)
 from tests.helpers import shared_snapshots
 from tests.snapshot_fixtures import blob_sha, doc_record, write_docs, write_history

@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from assets.commit_records import ADDED_TEXT_CAP, COMMIT_FILE_SCHEMA, COMMIT_SCHEMA, DOCS_SCHEMA
+from orchestration.clients.commit_records import ADDED_TEXT_CAP
 from orchestration.clients.git import _LOG_ARGS, GitMirrorCommits, GitUnavailableError, read_log_stream
 from orchestration.settings import Framework
-from tests.fakes.git_repos import ISOLATED_GIT_ENV, GitRemote, drop_object
+from fakes.git_repos import ISOLATED_GIT_ENV, GitRemote, drop_object
+from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 ACME = Framework("acme", "acme/rl", "main", (), ("CONTRIBUTING.md", "docs/RULES.md", ".github/ISSUE_TEMPLATE/"))
 LOG = logging.getLogger("test_git_commits")
@@ -71,8 +72,8 @@ def test_first_refresh_clones_and_parses_every_commit(remote, source, tmp_path):
     batch = source.refresh(ACME, None, LOG)
 
     assert (tmp_path / "mirrors" / "acme__rl.git" / "HEAD").is_file()
-    assert batch.commits.schema == pl.Schema(COMMIT_SCHEMA)
-    assert batch.files.schema == pl.Schema(COMMIT_FILE_SCHEMA)
+    assert batch.commits.schema == pl.Schema(RAW_GIT_COMMITS.schema)
+    assert batch.files.schema == pl.Schema(RAW_GIT_COMMIT_FILES.schema)
     assert (batch.head, batch.full_rescan, batch.commits_scanned) == (shas["merge"], True, 5)
     assert sorted(batch.commits["sha"]) == sorted(shas.values())
 
@@ -131,7 +132,7 @@ def test_no_new_commits_costs_no_parsing(remote, source):
     again = source.refresh(ACME, first.head, LOG)
     assert (again.head, again.full_rescan, again.commits_scanned) == (first.head, False, 0)
     assert again.commits.is_empty() and again.files.is_empty()
-    assert again.commits.schema == pl.Schema(COMMIT_SCHEMA)
+    assert again.commits.schema == pl.Schema(RAW_GIT_COMMITS.schema)
 
 
 def test_new_commits_only_are_parsed(remote, source):
@@ -325,7 +326,7 @@ def test_contribution_docs_at_the_head(remote, source):
     remote.push()
     source.refresh(ACME, None, LOG)
     docs = source.contribution_docs(ACME)
-    assert docs.schema == pl.Schema(DOCS_SCHEMA)
+    assert docs.schema == pl.Schema(RAW_FRAMEWORK_DOCS.schema)
     # In path order; a configured folder ("/" at the end) gives every file under it.
     assert docs["path"].to_list() == [
         ".github/CONTRIBUTING.md", ".github/ISSUE_TEMPLATE/bug.yml", ".github/ISSUE_TEMPLATE/forms/idea.yml",

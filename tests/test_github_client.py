@@ -20,7 +20,7 @@ from orchestration.clients.github import (
     watermark,
 )
 from orchestration.settings import Framework
-from tests.fakes.github_server import Fault, comment_item, free_port, issue_item, synthetic_fixtures
+from fakes.github_server import Fault, comment_item, free_port, issue_item, synthetic_fixtures
 from tests.github_fixtures import FakeGithub, fake_github  # noqa: F401  (the fixture)
 
 REPO = "acme/rl"

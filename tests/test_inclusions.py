@@ -5,10 +5,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.evidence import evidence_of
-from assets.inclusions import INCLUSION_SCHEMA, inclusions_of, read_inclusion_overrides, stale_inclusion_overrides
-from assets.overrides import OverrideError, waiting_for_papers
+from assets.links.evidence import evidence_of
+from assets.links.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides
+from orchestration.curation import OverrideError, waiting_for_papers
 from tests.link_fixtures import DAPO, GSPO, aliases, at, commits, files, no_comments, no_threads, papers
+from orchestration.tables import CORE_INCLUSIONS
 
 COMMITS = commits(
     ("verl", "readme1", "2025-03-10", "docs: news"),
@@ -36,7 +37,7 @@ def no_overrides() -> pl.DataFrame:
 
 def test_first_implementation_evidence_on_the_default_branch_is_the_inclusion():
     found = inclusions_of(evidence(), papers(), COMMITS, no_overrides())
-    assert found.schema == pl.Schema(INCLUSION_SCHEMA)
+    assert found.schema == pl.Schema(CORE_INCLUSIONS.schema)
     assert found.height == 1  # the GSPO release blog is a citation: no inclusion in trl
     row = found.row(0, named=True)
     assert (row["arxiv_id"], row["framework"], row["commit_sha"], row["source"]) == (DAPO, "verl", "impl1", "rules")

@@ -8,14 +8,13 @@ import duckdb
 import polars as pl
 import pytest
 
-from assets import links
-from assets.as_of import run_date
-from assets.frameworks import COMMENTS_TABLE, COMMIT_FILES_TABLE, COMMITS_TABLE, THREADS_TABLE
-from assets.papers import PAPERS_TABLE
+from assets.links import assets as links
+from orchestration.as_of import run_date
 from checks import links as link_checks
 from orchestration.resources import FrameworkSources
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, aliases, at, comments, commits, files, papers, threads
+from orchestration.tables import CORE_PAPERS, RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 LINK_ASSETS = [links.evidence, links.inclusions, links.proposals, links.training_failures]
 LINK_CHECKS = dg.load_asset_checks_from_modules([link_checks])
@@ -24,15 +23,15 @@ LINK_CHECKS = dg.load_asset_checks_from_modules([link_checks])
 def seeded_warehouse(tmp_path, paper_rows: pl.DataFrame, alias_rows: pl.DataFrame) -> Warehouse:
     warehouse = Warehouse(database=str(tmp_path / "tracker.duckdb"))
     with warehouse.connect() as conn:
-        replace_table(conn, COMMITS_TABLE, commits(("verl", "c1", "2025-04-03", "[recipe] feat: add DAPO")))
-        replace_table(conn, COMMIT_FILES_TABLE, files(("verl", "c1", "recipe/dapo/main_dapo.py", "", ["dapo"])))
+        replace_table(conn, RAW_GIT_COMMITS.name, commits(("verl", "c1", "2025-04-03", "[recipe] feat: add DAPO")))
+        replace_table(conn, RAW_GIT_COMMIT_FILES.name, files(("verl", "c1", "recipe/dapo/main_dapo.py", "", ["dapo"])))
         replace_table(
             conn,
-            THREADS_TABLE,
+            RAW_GITHUB_THREADS.name,
             threads({"number": 5, "title": "Support DAPO?"}, {"number": 6, "title": "DAPO: loss becomes nan"}),
         )
-        replace_table(conn, COMMENTS_TABLE, comments({"thread_number": 5, "author": "maintainer"}))
-        replace_table(conn, PAPERS_TABLE, paper_rows)
+        replace_table(conn, RAW_GITHUB_COMMENTS.name, comments({"thread_number": 5, "author": "maintainer"}))
+        replace_table(conn, CORE_PAPERS.name, paper_rows)
         replace_table(conn, links.PAPER_ALIASES_TABLE, alias_rows)
     return warehouse
 

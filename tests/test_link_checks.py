@@ -5,10 +5,9 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from assets.evidence import EVIDENCE_SCHEMA
-from assets.inclusions import INCLUSION_SCHEMA
 from checks.links import early_inclusions, inclusion_date_problems, links_column_problems, unknown_papers
 from tests.link_fixtures import DAPO, GSPO, at, commits, papers
+from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS
 
 
 def evidence_row(**overrides) -> dict:
@@ -57,10 +56,10 @@ def test_column_suites_pass_good_rows_and_name_each_defect():
             evidence_row(rule="gut_feeling"),
             evidence_row(url="github.com/no-scheme"),
         ],
-        schema=EVIDENCE_SCHEMA,
+        schema=CORE_EVIDENCE.schema,
     )
     inclusions = pl.DataFrame(
-        [inclusion_row(), inclusion_row(), inclusion_row(arxiv_id=GSPO, commit_url="not a url")], schema=INCLUSION_SCHEMA
+        [inclusion_row(), inclusion_row(), inclusion_row(arxiv_id=GSPO, commit_url="not a url")], schema=CORE_INCLUSIONS.schema
     )
     assert links_column_problems("evidence", evidence.head(1)) == []
     evidence_problems = " ".join(links_column_problems("evidence", evidence))
@@ -71,7 +70,7 @@ def test_column_suites_pass_good_rows_and_name_each_defect():
 
 
 def test_links_to_papers_that_do_not_exist():
-    frame = pl.DataFrame([evidence_row(), evidence_row(arxiv_id="2599.99999")], schema=EVIDENCE_SCHEMA)
+    frame = pl.DataFrame([evidence_row(), evidence_row(arxiv_id="2599.99999")], schema=CORE_EVIDENCE.schema)
     assert unknown_papers(frame.head(1), papers()) == []
     assert "2599.99999" in unknown_papers(frame, papers())[0]
 
@@ -82,18 +81,18 @@ def test_links_to_papers_that_do_not_exist():
 )
 def test_inclusion_dates_within_the_framework_history_and_not_after_as_of(included_at, ok):
     history = commits(("verl", "a", "2025-02-01", "first"), ("verl", "b", "2025-08-01", "last"))
-    frame = pl.DataFrame([inclusion_row(included_at=at(included_at))], schema=INCLUSION_SCHEMA)
+    frame = pl.DataFrame([inclusion_row(included_at=at(included_at))], schema=CORE_INCLUSIONS.schema)
     problems = inclusion_date_problems(frame, history, datetime(2026, 6, 1, tzinfo=UTC))
     assert (problems == []) is ok
 
 
 def test_an_inclusion_in_a_framework_without_history_is_wrong():
-    frame = pl.DataFrame([inclusion_row(framework="trl")], schema=INCLUSION_SCHEMA)
+    frame = pl.DataFrame([inclusion_row(framework="trl")], schema=CORE_INCLUSIONS.schema)
     assert inclusion_date_problems(frame, commits(("verl", "a", "2025-02-01", "x")), datetime(2026, 1, 1, tzinfo=UTC))
 
 
 def test_inclusions_long_before_the_paper_are_flagged_for_review():
     frame = pl.DataFrame(
-        [inclusion_row(lag_days=-5.0), inclusion_row(arxiv_id=GSPO, lag_days=-120.0)], schema=INCLUSION_SCHEMA
+        [inclusion_row(lag_days=-5.0), inclusion_row(arxiv_id=GSPO, lag_days=-120.0)], schema=CORE_INCLUSIONS.schema
     )
     assert early_inclusions(frame)["arxiv_id"].to_list() == [GSPO]

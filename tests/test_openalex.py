@@ -7,14 +7,10 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from orchestration.clients.openalex import (
-    WORK_SCHEMA,
-    OpenAlexClient,
-    OpenAlexError,
-    openalex_affiliations,
-)
+from orchestration.clients.openalex import OpenAlexClient, OpenAlexError, openalex_affiliations
 from orchestration.resources import OpenAlexSource
-from tests.fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
+from fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
+from orchestration.tables import RAW_OPENALEX_WORKS
 
 KEY = "test-openalex-key-not-logged"
 
@@ -38,7 +34,7 @@ def test_a_work_is_looked_up_by_its_arxiv_doi_with_the_key(fake_openalex):
     url, fixtures = fake_openalex
     with client(url) as openalex:
         works = openalex.works(["2503.14476"])
-    assert works.schema == pl.Schema(WORK_SCHEMA)
+    assert works.schema == pl.Schema(RAW_OPENALEX_WORKS.schema)
     assert works["status"].to_list() == [200]
     (path, query), = fixtures.requests
     assert path == "/works/doi:10.48550/arXiv.2503.14476"
@@ -118,7 +114,7 @@ def test_authorships_become_one_row_per_author_and_affiliation():
                 ),
             }
         ],
-        schema=WORK_SCHEMA,
+        schema=RAW_OPENALEX_WORKS.schema,
     )
     assert openalex_affiliations(works).rows() == [("2503.14476", "Qiying Yu", "ByteDance Seed", "openalex")]
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.overrides import OverrideError, about_known_papers, read_override_csv, waiting_for_papers
+from orchestration.curation import OverrideError, about_known_papers, read_override_csv, waiting_for_papers
 
 COLUMNS = {"arxiv_id": pl.Utf8, "is_general": pl.Boolean, "params_b": pl.Float64, "kind": pl.Utf8}
 KINDS = ("clip", "mask")

@@ -9,15 +9,16 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from assets.papers import PAPERS_TABLE, paper_aliases, paper_screening, papers
-from assets.sources import arxiv_entries
+from assets.papers.assets import paper_aliases, paper_screening, papers
+from assets.sources.assets import arxiv_entries
 from orchestration.cli import RANGE_END_TAG, RANGE_START_TAG
 from orchestration.clients.snapshot_files import SnapshotFileError
 from orchestration.resources import ArxivSource, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
-from tests.fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
+from fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
 from tests.helpers import shared_snapshots
 from tests.snapshot_fixtures import affiliation_record, write_affiliations
+from orchestration.tables import CORE_PAPERS
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 AFFILIATION = pl.List(pl.Struct({"author": pl.Utf8, "affiliation": pl.Utf8}))
@@ -73,7 +74,7 @@ def fixture_papers() -> pl.DataFrame:
 def warehouse(tmp_path: Path) -> Warehouse:
     store = Warehouse(database=str(tmp_path / "tracker.duckdb"))
     with store.connect() as conn:
-        replace_table(conn, PAPERS_TABLE, fixture_papers())
+        replace_table(conn, CORE_PAPERS.name, fixture_papers())
     return store
 
 

@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from assets.arxiv_feed import ENTRY_SCHEMA
-from assets.papers import cohort_of, papers_from_entries
+from orchestration.clients.arxiv_feed import ENTRY_SCHEMA
+from assets.papers.papers import cohort_of, papers_from_entries
 
 
 def entry(arxiv_id: str, version: int, published: datetime, title: str) -> dict:

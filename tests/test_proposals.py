@@ -5,10 +5,10 @@ from datetime import UTC, datetime, timedelta
 import polars as pl
 import pytest
 
-from assets.evidence import evidence_of
-from assets.inclusions import INCLUSION_SCHEMA
-from assets.proposals import PROPOSAL_SCHEMA, proposals_of
+from assets.links.evidence import evidence_of
+from assets.links.proposals import proposals_of
 from tests.link_fixtures import DAPO, DR_GRPO, GSPO, aliases, at, comments, commits, files, papers, threads
+from orchestration.tables import CORE_INCLUSIONS, CORE_PROPOSALS
 
 AS_OF = datetime(2025, 6, 1, tzinfo=UTC)
 
@@ -40,7 +40,7 @@ INCLUSIONS = pl.DataFrame(
         "included_at": [at("2025-04-03"), at("2025-04-20")],
     },
     schema={"arxiv_id": pl.Utf8, "framework": pl.Utf8, "included_at": pl.Datetime("us", "UTC")},
-).with_columns(*[pl.lit(None, dtype).alias(name) for name, dtype in INCLUSION_SCHEMA.items() if name not in {"arxiv_id", "framework", "included_at"}])
+).with_columns(*[pl.lit(None, dtype).alias(name) for name, dtype in CORE_INCLUSIONS.schema.items() if name not in {"arxiv_id", "framework", "included_at"}])
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def found() -> pl.DataFrame:
 
 
 def test_threads_opened_before_inclusion_or_never_included(found):
-    assert found.schema == pl.Schema(PROPOSAL_SCHEMA)
+    assert found.schema == pl.Schema(CORE_PROPOSALS.schema)
     assert sorted(found.select("number", "arxiv_id").rows()) == [(700, DAPO), (742, DR_GRPO), (900, GSPO)]
 
 

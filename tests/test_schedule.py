@@ -6,14 +6,14 @@ import dagster as dg
 import duckdb
 import pytest
 
-from assets.sources import arxiv_entries
+from assets.sources.assets import arxiv_entries
 from orchestration.definitions import defs
 from orchestration.jobs import RANGE_END_TAG, RANGE_START_TAG
 from orchestration.resources import ArxivSource
 from orchestration.schedules import REHARVEST_DAYS, daily_arxiv_request, daily_framework_refresh, daily_refresh
 from orchestration.settings import frameworks
 from orchestration.warehouse import Warehouse
-from tests.fakes.arxiv_server import arxiv_entry
+from fakes.arxiv_server import arxiv_entry
 
 SIX_AM = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
 

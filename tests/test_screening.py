@@ -3,18 +3,9 @@
 import polars as pl
 import pytest
 
-from assets.screening import (
-    LOSS_CHANGE_KINDS,
-    SCREENING_OVERRIDE_COLUMNS,
-    SCREENING_SCHEMA,
-    code_links,
-    loss_change_kinds,
-    paper_screening_of,
-    policy_sizes,
-    read_screening_overrides,
-    screening_verdicts,
-)
+from assets.papers.screening import LOSS_CHANGE_KINDS, SCREENING_OVERRIDE_COLUMNS, code_links, loss_change_kinds, paper_screening_of, policy_sizes, read_screening_overrides, screening_verdicts
 from tests.helpers import REPO_ROOT, shared_snapshots
+from orchestration.tables import CORE_PAPER_SCREENING
 
 NO_OVERRIDES = pl.DataFrame(schema={**SCREENING_OVERRIDE_COLUMNS, "reason": pl.Utf8})
 
@@ -194,7 +185,7 @@ SAMPLE = papers(
 
 def test_the_table_has_the_contract_columns_and_rule_verdicts():
     result = paper_screening_of(SAMPLE, maintainers([("2503.14476", "ByteDance", "override")]), NO_OVERRIDES)
-    assert result.schema == pl.Schema(SCREENING_SCHEMA)
+    assert result.schema == pl.Schema(CORE_PAPER_SCREENING.schema)
     dapo = result.row(0, named=True)
     assert dapo["verdict_source"] == "rules" and dapo["overridden"] == []
     assert dapo["maintainer_company"] == "ByteDance"

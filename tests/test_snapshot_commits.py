@@ -15,26 +15,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.commit_records import (
-    ADDED_LINE_CAP,
-    ADDED_TEXT_CAP,
-    COMMIT_FILE_SCHEMA,
-    COMMIT_SCHEMA,
-    DOCS_SCHEMA,
-    IDENTIFIER,
-    MAX_ADDED_TOKENS,
-    MIN_TOKEN_LENGTH,
-    added_text_of,
-    added_tokens_of,
-    identifiers_in,
-    is_documentation,
-    snapshot_commit_frames,
-)
+from orchestration.clients.commit_records import ADDED_LINE_CAP, ADDED_TEXT_CAP, IDENTIFIER, MAX_ADDED_TOKENS, MIN_TOKEN_LENGTH, added_text_of, added_tokens_of, identifiers_in, is_documentation, snapshot_commit_frames
 from orchestration.clients.git import GitUnavailableError, SnapshotCommits
 from orchestration.clients.snapshot_files import SnapshotFileError
 from orchestration.settings import Framework, framework, frameworks
 from tests.helpers import shared_snapshots
 from tests.snapshot_fixtures import blob_sha, doc_record, write_docs
+from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 ACME = Framework("acme", "acme/rl", "main", (), ())
 
@@ -82,8 +69,8 @@ def test_frames_of_a_small_history(tmp_path):
     path = write_history(tmp_path, "acme__rl", SMALL_HISTORY)
     commits, files = snapshot_commit_frames(path, "acme")
 
-    assert commits.schema == pl.Schema(COMMIT_SCHEMA)
-    assert files.schema == pl.Schema(COMMIT_FILE_SCHEMA)
+    assert commits.schema == pl.Schema(RAW_GIT_COMMITS.schema)
+    assert files.schema == pl.Schema(RAW_GIT_COMMIT_FILES.schema)
     assert commits["sha"].to_list() == ["b" * 40, "a" * 40]
     newest = commits.row(0, named=True)
     assert newest["committed_at"] == datetime(2025, 4, 1, 12, 30, tzinfo=UTC)  # +08:00 → UTC
@@ -133,7 +120,7 @@ def test_a_path_with_a_space_recorded_in_two_rows_is_one_row():
 def test_empty_history(tmp_path):
     commits, files = snapshot_commit_frames([], "acme")
     assert commits.is_empty() and files.is_empty()
-    assert commits.schema == pl.Schema(COMMIT_SCHEMA)
+    assert commits.schema == pl.Schema(RAW_GIT_COMMITS.schema)
 
 
 # -- the rules shared with the git source -------------------------------------------------
@@ -245,7 +232,7 @@ def test_recorded_contribution_docs_as_the_mirror_gives_them(tmp_path, caplog):
     )
     with caplog.at_level(logging.INFO):
         docs = SnapshotCommits(tmp_path).contribution_docs(DOCUMENTED)
-    assert docs.schema == pl.Schema(DOCS_SCHEMA)
+    assert docs.schema == pl.Schema(RAW_FRAMEWORK_DOCS.schema)
     # CONTRIBUTING.md is looked for everywhere; GOVERNANCE.md is not configured for acme.
     assert docs["path"].to_list() == [".github/ISSUE_TEMPLATE/bug.yml", "CONTRIBUTING.md", "docs/RULES.md"]
     assert "GOVERNANCE.md not in contribution_docs of acme" in caplog.text
@@ -288,7 +275,7 @@ def test_all_recorded_histories_load_quickly():
     assert elapsed < 20, f"loading the seven histories took {elapsed:.1f} s"
     for slug, batch in batches.items():
         commits, files = batch.commits, batch.files
-        assert commits.schema == pl.Schema(COMMIT_SCHEMA) and files.schema == pl.Schema(COMMIT_FILE_SCHEMA)
+        assert commits.schema == pl.Schema(RAW_GIT_COMMITS.schema) and files.schema == pl.Schema(RAW_GIT_COMMIT_FILES.schema)
         assert commits["sha"].n_unique() == commits.height, slug
         assert commits["committed_at"].dtype == pl.Datetime("us", "UTC")
         assert commits["committed_at"].null_count() == 0 and commits["authored_at"].null_count() == 0, slug

@@ -11,7 +11,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.frameworks import framework_sources_refresh, refresh_commits, refresh_threads, stored_state
+from assets.sources.assets import framework_sources_refresh
+from assets.sources.frameworks import refresh_commits, refresh_threads, stored_state
 from orchestration.clients.snapshot_files import SnapshotFileError
 from orchestration.resources import FrameworkSources
 from orchestration.settings import framework

@@ -12,9 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.thread_records import COMMENT_SCHEMA, THREAD_SCHEMA
 from orchestration.clients.github import SnapshotThreads
 from orchestration.settings import Framework, framework, frameworks
+from orchestration.tables import RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS
 
 SHARED_SNAPSHOTS = Path(__file__).resolve().parents[1].parent / "shared" / "snapshots"
 ACME = Framework("acme", "acme/rl", "main", (), ())
@@ -64,7 +64,7 @@ def test_a_missing_threads_file_is_an_empty_batch_with_a_note(tmp_path, caplog):
     with caplog.at_level(logging.INFO):
         batch = SnapshotThreads(tmp_path).refresh(ACME, None, None)
     assert batch.threads.is_empty() and batch.comments.is_empty()
-    assert batch.threads.schema == pl.Schema(THREAD_SCHEMA) and batch.comments.schema == pl.Schema(COMMENT_SCHEMA)
+    assert batch.threads.schema == pl.Schema(RAW_GITHUB_THREADS.schema) and batch.comments.schema == pl.Schema(RAW_GITHUB_COMMENTS.schema)
     assert "acme__rl.threads.jsonl.gz" in caplog.text
 
 
@@ -88,7 +88,7 @@ def test_the_recorded_threads_of_the_seven_frameworks():
     for slug, batch in batches.items():
         threads, comments = batch.threads, batch.comments
         assert threads.height > 0, slug
-        assert threads.schema == pl.Schema(THREAD_SCHEMA) and comments.schema == pl.Schema(COMMENT_SCHEMA)
+        assert threads.schema == pl.Schema(RAW_GITHUB_THREADS.schema) and comments.schema == pl.Schema(RAW_GITHUB_COMMENTS.schema)
         assert threads["number"].n_unique() == threads.height, slug
         assert threads["framework"].unique().to_list() == [slug]
         assert set(threads["kind"]) <= {"issue", "pull_request"}

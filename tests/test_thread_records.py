@@ -5,32 +5,25 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from assets.thread_records import (
-    COMMENT_SCHEMA,
-    THREAD_SCHEMA,
-    comments_from_api,
-    snapshot_comment_id,
-    snapshot_thread_frames,
-    thread_number_from_issue_url,
-    threads_from_api,
-)
-from tests.fakes.github_server import comment_item, issue_item
+from orchestration.clients.thread_records import comments_from_api, snapshot_comment_id, snapshot_thread_frames, thread_number_from_issue_url, threads_from_api
+from fakes.github_server import comment_item, issue_item
+from orchestration.tables import RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS
 
 REPO = "acme/rl"
 T0 = datetime(2025, 3, 1, 12, 30, tzinfo=UTC)
 
 
 def test_schemas_have_the_contract_columns_in_order():
-    assert list(THREAD_SCHEMA) == [
+    assert list(RAW_GITHUB_THREADS.schema) == [
         "framework", "number", "kind", "title", "body", "body_tokens", "body_complete", "state", "author",
         "author_association", "labels", "created_at", "updated_at", "closed_at", "merged_at", "comment_count",
         "html_url",
     ]  # fmt: skip
-    assert list(COMMENT_SCHEMA) == [
+    assert list(RAW_GITHUB_COMMENTS.schema) == [
         "framework", "comment_id", "thread_number", "kind", "author", "author_association", "created_at",
         "updated_at", "body", "body_tokens", "html_url",
     ]  # fmt: skip
-    assert THREAD_SCHEMA["created_at"] == pl.Datetime("us", "UTC")
+    assert RAW_GITHUB_THREADS.schema["created_at"] == pl.Datetime("us", "UTC")
 
 
 def test_issue_pull_request_and_merged_pull_request_are_told_apart():
@@ -42,7 +35,7 @@ def test_issue_pull_request_and_merged_pull_request_are_told_apart():
         issue_item(REPO, 4, updated_at=T0, pull_request=True),
     ]  # fmt: skip
     threads = threads_from_api(items, "acme")
-    assert threads.schema == pl.Schema(THREAD_SCHEMA)
+    assert threads.schema == pl.Schema(RAW_GITHUB_THREADS.schema)
     rows = {row["number"]: row for row in threads.iter_rows(named=True)}
     assert rows[1]["kind"] == "issue" and rows[1]["state"] == "open"
     assert rows[1]["labels"] == ["bug", "help wanted"]
@@ -70,8 +63,8 @@ def test_an_item_seen_twice_while_paging_keeps_its_latest_version():
 
 
 def test_empty_lists_give_empty_frames_with_the_schema():
-    assert threads_from_api([], "acme").schema == pl.Schema(THREAD_SCHEMA)
-    assert comments_from_api([], "acme").schema == pl.Schema(COMMENT_SCHEMA)
+    assert threads_from_api([], "acme").schema == pl.Schema(RAW_GITHUB_THREADS.schema)
+    assert comments_from_api([], "acme").schema == pl.Schema(RAW_GITHUB_COMMENTS.schema)
 
 
 def test_comment_thread_number_comes_from_issue_url():
@@ -80,7 +73,7 @@ def test_comment_thread_number_comes_from_issue_url():
         comment_item(REPO, 902, 345, updated_at=T0, user=None),
     ]
     comments = comments_from_api(items, "acme")
-    assert comments.schema == pl.Schema(COMMENT_SCHEMA)
+    assert comments.schema == pl.Schema(RAW_GITHUB_COMMENTS.schema)
     assert comments["comment_id"].to_list() == [901, 902]
     assert comments["thread_number"].to_list() == [12, 345]
     assert comments["kind"].to_list() == ["comment", "comment"]
@@ -123,7 +116,7 @@ SNAPSHOT_LINES = [
 
 def test_snapshot_lines_become_threads_and_comments():
     threads, comments = snapshot_thread_frames(SNAPSHOT_LINES, "acme")
-    assert threads.schema == pl.Schema(THREAD_SCHEMA) and comments.schema == pl.Schema(COMMENT_SCHEMA)
+    assert threads.schema == pl.Schema(RAW_GITHUB_THREADS.schema) and comments.schema == pl.Schema(RAW_GITHUB_COMMENTS.schema)
     pr, issue = threads.iter_rows(named=True)
     assert (pr["number"], pr["kind"], pr["state"], pr["comment_count"]) == (228, "pull_request", "merged", 2)
     assert pr["body"] is None and pr["body_tokens"] == ["GRPO", "PPO"] and pr["body_complete"] is False

@@ -5,10 +5,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from assets.evidence import evidence_of
-from assets.inclusions import inclusions_of, read_inclusion_overrides
-from assets.training_failures import TRAINING_FAILURE_SCHEMA, failure_kinds, training_failures_of
+from assets.links.evidence import evidence_of
+from assets.links.inclusions import inclusions_of, read_inclusion_overrides
+from assets.links.training_failures import failure_kinds, training_failures_of
 from tests.link_fixtures import DAPO, DR_GRPO, GSPO, aliases, commits, files, no_comments, papers, threads
+from orchestration.tables import CORE_TRAINING_FAILURES
 
 
 @pytest.mark.parametrize(
@@ -51,7 +52,7 @@ def test_reports_linked_to_the_implementation_they_concern():
     evidence = evidence_of(COMMITS, FILES, THREADS, no_comments(), papers(), aliases())
     inclusions = inclusions_of(evidence, papers(), COMMITS, read_inclusion_overrides(Path("/nonexistent/inclusions.csv")))
     found = training_failures_of(THREADS, evidence, inclusions)
-    assert found.schema == pl.Schema(TRAINING_FAILURE_SCHEMA)
+    assert found.schema == pl.Schema(CORE_TRAINING_FAILURES.schema)
     rows = {row["number"]: row for row in found.iter_rows(named=True)}
     # A feature request discussing collapse and a pull request are not reports.
     assert set(rows) == {1, 2, 3, 4}

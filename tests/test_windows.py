@@ -7,14 +7,15 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from assets import links
-from assets.overrides import OVERRIDES_DIR
-from assets.papers import PAPERS_TABLE, paper_aliases, paper_screening
+from assets.links import assets as links
+from orchestration.curation import OVERRIDES_DIR
+from assets.papers.assets import paper_aliases, paper_screening
 from checks import links as link_checks
 from orchestration.resources import FrameworkSources, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, GSPO, at, comments, commits, files, threads
 from tests.test_paper_assets import QUIET, fixture_papers
+from orchestration.tables import CORE_PAPERS
 
 ASSETS = [paper_aliases, paper_screening, links.evidence, links.inclusions, links.proposals, links.training_failures]
 CHECKS = dg.load_asset_checks_from_modules([link_checks])
@@ -33,7 +34,7 @@ def run(tmp_path: Path, paper_rows: pl.DataFrame, curation: Path) -> tuple[dg.Ex
         replace_table(conn, links.COMMIT_FILES_TABLE, files(("verl", "c1", "recipe/dapo/main_dapo.py", "", ["dapo"])))
         replace_table(conn, links.THREADS_TABLE, threads({"number": 5, "title": "Support GSPO?"}))
         replace_table(conn, links.COMMENTS_TABLE, comments({"thread_number": 5, "author": "maintainer"}))
-        replace_table(conn, PAPERS_TABLE, paper_rows)
+        replace_table(conn, CORE_PAPERS.name, paper_rows)
     config = {"ops": {asset.op.name: {"config": {"overrides_dir": str(curation)}} for asset in (paper_aliases, paper_screening, links.inclusions)}}
     result = dg.materialize(
         [*ASSETS, *CHECKS],

@@ -1,7 +1,7 @@
 """arXiv sources: the live API (httpx, polite and patient) and recorded responses on disk.
 
 Both return an `ArxivFetch` for a window of days through the same parser
-(`assets.arxiv_feed.parse_feed`) and the same day filter, so a snapshot run fills the
+(`orchestration.clients.arxiv_feed.parse_feed`) and the same day filter, so a snapshot run fills the
 warehouse exactly as the live harvest would.
 """
 
@@ -19,7 +19,7 @@ from typing import Protocol
 import httpx
 import polars as pl
 
-from assets.arxiv_feed import (
+from orchestration.clients.arxiv_feed import (
     ArxivFeedError,
     FeedPage,
     TruncatedFeedError,

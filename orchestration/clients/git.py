@@ -26,20 +26,10 @@ from typing import IO
 
 import polars as pl
 
-from assets.commit_records import (
-    DOCS_SCHEMA,
-    AddedLines,
-    commit_files_frame,
-    commit_html_url,
-    commits_frame,
-    empty_commit_files,
-    empty_commits,
-    empty_docs,
-    snapshot_commit_frames,
-    snapshot_docs_frame,
-)
+from orchestration.clients.commit_records import AddedLines, commit_files_frame, commit_html_url, commits_frame, empty_commit_files, empty_commits, empty_docs, snapshot_commit_frames, snapshot_docs_frame
 from orchestration.clients.snapshot_files import SnapshotFileError, fail_at_first_bad_line, gunzipped, json_lines
 from orchestration.settings import Framework
+from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 _log = logging.getLogger(__name__)
 
@@ -103,8 +93,8 @@ class GitUnavailableError(GitError):
 class CommitBatch:
     """What one refresh of one framework's commits returned."""
 
-    commits: pl.DataFrame  # COMMIT_SCHEMA
-    files: pl.DataFrame  # COMMIT_FILE_SCHEMA
+    commits: pl.DataFrame  # RAW_GIT_COMMITS.schema
+    files: pl.DataFrame  # RAW_GIT_COMMIT_FILES.schema
     #: The default branch's head after the refresh: the next refresh's watermark.
     head: str | None
     #: True when the frames are the framework's whole history (replace its rows), False
@@ -128,7 +118,7 @@ class CommitSource(abc.ABC):
 
     @abc.abstractmethod
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
-        """Rows of DOCS_SCHEMA: the framework's contribution documents at the head."""
+        """Rows of RAW_FRAMEWORK_DOCS.schema: the framework's contribution documents at the head."""
 
 
 def _empty_batch(head: str | None, watermark: str | None = None) -> CommitBatch:
@@ -594,7 +584,7 @@ class GitMirrorCommits(CommitSource):
                 "fetched_at": [fetched_at] * len(found),
                 "text": [texts[path] for path in found],
             },
-            schema=DOCS_SCHEMA,
+            schema=RAW_FRAMEWORK_DOCS.schema,
         )
 
 

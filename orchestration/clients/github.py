@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import polars as pl
 
-from assets.thread_records import (
+from orchestration.clients.thread_records import (
     comments_from_api,
     empty_comments,
     empty_threads,
@@ -35,6 +35,7 @@ from assets.thread_records import (
 )
 from orchestration.clients.snapshot_files import gunzipped, json_lines
 from orchestration.settings import Framework
+from orchestration.tables import RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS
 
 _log = logging.getLogger(__name__)
 
@@ -369,8 +370,8 @@ class GithubClient:
 class ThreadBatch:
     """What one refresh of one framework's threads returned."""
 
-    threads: pl.DataFrame  # THREAD_SCHEMA
-    comments: pl.DataFrame  # COMMENT_SCHEMA
+    threads: pl.DataFrame  # RAW_GITHUB_THREADS.schema
+    comments: pl.DataFrame  # RAW_GITHUB_COMMENTS.schema
     requests: int
     not_modified: int
     #: True when the frames are the framework's whole history (replace its rows), False

@@ -19,18 +19,11 @@ from datetime import UTC, datetime
 
 import httpx
 import polars as pl
+from orchestration.tables import RAW_OPENALEX_WORKS
 
 DEFAULT_API_URL = "https://api.openalex.org"
 ARXIV_DOI_PREFIX = "10.48550/arXiv."
 
-#: One cached answer per paper: the HTTP status (200, or 404 when OpenAlex has no such
-#: work) and the `authorships` array as JSON text.
-WORK_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "status": pl.Int32,
-    "fetched_at": pl.Datetime("us", "UTC"),
-    "authorships": pl.Utf8,
-}
 
 _RETRIED = frozenset({403, 429, 500, 502, 503, 504})
 
@@ -50,10 +43,6 @@ Logger = logging.Logger | logging.LoggerAdapter
 class OpenAlexError(RuntimeError):
     """OpenAlex kept failing (or refused) after bounded retries; the message names the
     status and the path, never the key."""
-
-
-def empty_works() -> pl.DataFrame:
-    return pl.DataFrame(schema=WORK_SCHEMA)
 
 
 def openalex_affiliations(works: pl.DataFrame) -> pl.DataFrame:
@@ -84,7 +73,7 @@ class AffiliationLookup(abc.ABC):
 
     @abc.abstractmethod
     def works(self, arxiv_ids: Iterable[str], log: Logger | None = None) -> pl.DataFrame:
-        """Answers (WORK_SCHEMA) for as many of `arxiv_ids` as this run may ask about."""
+        """Answers (RAW_OPENALEX_WORKS.schema) for as many of `arxiv_ids` as this run may ask about."""
 
 
 class OpenAlexClient(AffiliationLookup):
@@ -134,7 +123,7 @@ class OpenAlexClient(AffiliationLookup):
         self._last_request_at = self.clock()
 
     def work(self, arxiv_id: str) -> dict:
-        """The cached-answer row of one paper (WORK_SCHEMA as a dict)."""
+        """The cached-answer row of one paper (RAW_OPENALEX_WORKS.schema as a dict)."""
         path = f"/works/doi:{ARXIV_DOI_PREFIX}{arxiv_id}"
         params = {"select": "id,authorships"}
         if self._api_key:
@@ -186,4 +175,4 @@ class OpenAlexClient(AffiliationLookup):
                 if log:
                     log.warning(f"openalex: {error}; {len(wanted) - len(rows)} papers left for the next run")
                 break
-        return pl.DataFrame(rows, schema=WORK_SCHEMA)
+        return pl.DataFrame(rows, schema=RAW_OPENALEX_WORKS.schema)

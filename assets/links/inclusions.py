@@ -6,8 +6,8 @@ from pathlib import Path
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
-from assets.overrides import (
+from assets.links.evidence import UTC_TIME
+from orchestration.curation import (
     LINE,
     OVERRIDES_DIR,
     UTC_TIME as OVERRIDE_TIME,
@@ -16,20 +16,8 @@ from assets.overrides import (
     read_override_csv,
 )
 from orchestration.settings import frameworks
+from orchestration.tables import CORE_INCLUSIONS
 
-INCLUSION_SCHEMA: dict[str, pl.DataType] = {
-    "arxiv_id": pl.Utf8(),
-    "framework": pl.Utf8(),
-    "included_at": UTC_TIME,  # committer time of the including commit, UTC
-    "commit_sha": pl.Utf8(),
-    "commit_url": pl.Utf8(),
-    "path": pl.Utf8(),  # the file of the deciding evidence; null for a commit message
-    "lag_days": pl.Float64(),  # included_at minus the paper's v1, in days; negative allowed
-    "matched_by": pl.Utf8(),  # arxiv_id | title | alias (null for an override without evidence)
-    "rule": pl.Utf8(),
-    "source": pl.Utf8(),  # rules | override
-    "reason": pl.Utf8(),  # an override's reason
-}
 
 INCLUSION_SOURCES = ("rules", "override")
 OVERRIDE_ACTIONS = ("add", "remove", "redate")
@@ -108,7 +96,7 @@ def rule_inclusions(evidence: pl.DataFrame, papers: pl.DataFrame) -> pl.DataFram
             source=pl.lit("rules"),
             reason=pl.lit(None, pl.Utf8),
         )
-        .cast(INCLUSION_SCHEMA)
+        .cast(CORE_INCLUSIONS.schema)
     )
 
 
@@ -176,7 +164,7 @@ def inclusions_of(
         rule=pl.lit(None, pl.Utf8),
         source=pl.lit("override"),
         reason="reason",
-    ).cast(INCLUSION_SCHEMA)
+    ).cast(CORE_INCLUSIONS.schema)
     kept = by_rules.join(overrides.select("arxiv_id", "framework"), on=["arxiv_id", "framework"], how="anti")
     return pl.concat([kept, corrected], how="vertical").sort("framework", "included_at", "arxiv_id")
 

@@ -28,39 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 _UTC_TIME = pl.Datetime("us", "UTC")
 
-COMMIT_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "sha": pl.Utf8(),
-    "parents": pl.List(pl.Utf8()),  # two or more for a merge; empty for a root commit
-    "author": pl.Utf8(),  # author name as git records it
-    "authored_at": _UTC_TIME,
-    "committed_at": _UTC_TIME,  # the inclusion date
-    "message": pl.Utf8(),  # subject, blank line, body
-    "html_url": pl.Utf8(),
-    "diff_incomplete": pl.Boolean(),  # some blobs were unavailable: files rows lack counts or text
-}
 
-COMMIT_FILE_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "sha": pl.Utf8(),
-    "path": pl.Utf8(),  # the new path of a renamed file
-    "additions": pl.Int64(),  # null for binary files
-    "deletions": pl.Int64(),
-    "added_text": pl.Utf8(),
-    "added_text_truncated": pl.Boolean(),
-    "added_tokens": pl.List(pl.Utf8()),  # empty for documentation files
-}
 
-DOCS_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "path": pl.Utf8(),
-    "blob_sha": pl.Utf8(),
-    "fetched_at": _UTC_TIME,
-    "text": pl.Utf8(),
-}
 
 #: Files whose added lines are kept whole (prose, where papers are cited and named).
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
@@ -219,27 +192,27 @@ def _utc_from_iso(column: str) -> pl.Expr:
 
 
 def commits_frame(columns: Mapping[str, list[Any]]) -> pl.DataFrame:
-    """Rows of COMMIT_SCHEMA from columns with the times still ISO-8601 text."""
-    text_times = {**COMMIT_SCHEMA, "authored_at": pl.Utf8(), "committed_at": pl.Utf8()}
+    """Rows of RAW_GIT_COMMITS.schema from columns with the times still ISO-8601 text."""
+    text_times = {**RAW_GIT_COMMITS.schema, "authored_at": pl.Utf8(), "committed_at": pl.Utf8()}
     return pl.DataFrame(dict(columns), schema=text_times).with_columns(
         _utc_from_iso("authored_at"), _utc_from_iso("committed_at")
     )
 
 
 def commit_files_frame(columns: Mapping[str, list[Any]]) -> pl.DataFrame:
-    return pl.DataFrame(dict(columns), schema=COMMIT_FILE_SCHEMA)
+    return pl.DataFrame(dict(columns), schema=RAW_GIT_COMMIT_FILES.schema)
 
 
 def snapshot_docs_frame(records: Iterable[Mapping[str, Any]], framework_slug: str) -> pl.DataFrame:
-    """Rows of DOCS_SCHEMA from the lines of a snapshot `<owner>__<repo>.docs.jsonl`, in
+    """Rows of RAW_FRAMEWORK_DOCS.schema from the lines of a snapshot `<owner>__<repo>.docs.jsonl`, in
     path order. `fetched_at` is the recorded head's commit time (UTC): the documents are
     as of then, and a reload gives the same rows."""
     recorded = {"path": pl.Utf8(), "blob_sha": pl.Utf8(), "text": pl.Utf8(), "head_committed_at": pl.Utf8()}
     frame = pl.DataFrame([{name: record.get(name) for name in recorded} for record in records], schema=recorded)
     return (
         frame.with_columns(framework=pl.lit(framework_slug), fetched_at=_utc_from_iso("head_committed_at"))
-        .select(list(DOCS_SCHEMA))
-        .cast(DOCS_SCHEMA)
+        .select(list(RAW_FRAMEWORK_DOCS.schema))
+        .cast(RAW_FRAMEWORK_DOCS.schema)
         .sort("path")
     )
 
@@ -278,7 +251,7 @@ def snapshot_commit_frames(
         parents=pl.col("parents").fill_null([]),
     )
     commits = lines.with_columns(_utc_from_iso("authored_at"), _utc_from_iso("committed_at")).select(
-        list(COMMIT_SCHEMA)
+        list(RAW_GIT_COMMITS.schema)
     )
     files = (
         lines.select("framework", "sha", "files")
@@ -293,7 +266,7 @@ def snapshot_commit_frames(
     files = _merge_tab_suffixed_paths(files).with_columns(
         added_text_truncated=pl.col("added_text").str.len_chars() >= ADDED_TEXT_CAP
     )
-    return commits.cast(COMMIT_SCHEMA), files.select(list(COMMIT_FILE_SCHEMA)).cast(COMMIT_FILE_SCHEMA)
+    return commits.cast(RAW_GIT_COMMITS.schema), files.select(list(RAW_GIT_COMMIT_FILES.schema)).cast(RAW_GIT_COMMIT_FILES.schema)
 
 
 def _merge_tab_suffixed_paths(files: pl.DataFrame) -> pl.DataFrame:
@@ -330,12 +303,12 @@ def _merge_tab_suffixed_paths(files: pl.DataFrame) -> pl.DataFrame:
 
 
 def empty_commits() -> pl.DataFrame:
-    return pl.DataFrame(schema=COMMIT_SCHEMA)
+    return pl.DataFrame(schema=RAW_GIT_COMMITS.schema)
 
 
 def empty_commit_files() -> pl.DataFrame:
-    return pl.DataFrame(schema=COMMIT_FILE_SCHEMA)
+    return pl.DataFrame(schema=RAW_GIT_COMMIT_FILES.schema)
 
 
 def empty_docs() -> pl.DataFrame:
-    return pl.DataFrame(schema=DOCS_SCHEMA)
+    return pl.DataFrame(schema=RAW_FRAMEWORK_DOCS.schema)

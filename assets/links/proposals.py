@@ -6,33 +6,11 @@ from datetime import datetime
 
 import polars as pl
 
-from assets.evidence import MATCH_KINDS, UTC_TIME
+from assets.links.evidence import MATCH_KINDS, UTC_TIME
+from orchestration.tables import CORE_PROPOSALS
 
 MAINTAINER_ASSOCIATIONS = ("OWNER", "MEMBER", "COLLABORATOR")
 
-PROPOSAL_SCHEMA: dict[str, pl.DataType] = {
-    "arxiv_id": pl.Utf8(),
-    "framework": pl.Utf8(),
-    "number": pl.Int64(),
-    "kind": pl.Utf8(),  # issue | pull_request
-    "state": pl.Utf8(),  # open | closed | merged
-    "title": pl.Utf8(),
-    "author": pl.Utf8(),
-    "url": pl.Utf8(),
-    "created_at": UTC_TIME,
-    "matched_by": pl.Utf8(),  # how the thread (or one of its comments) names the paper
-    "named_in": pl.Utf8(),  # thread | comment
-    "included_at": UTC_TIME,  # the paper's inclusion in this framework; null if none
-    "replies_by_others": pl.Int64(),  # comments by anyone but the thread's author
-    "without_reply": pl.Boolean(),
-    "first_reply_at": UTC_TIME,
-    "days_to_first_reply": pl.Float64(),
-    # Null where no reply carries an author association (the recorded threads have none).
-    "maintainer_replied": pl.Boolean(),
-    "merged": pl.Boolean(),
-    "days_open": pl.Float64(),  # until closed (or the as-of date while open); null where the close time is unknown
-    "as_of": UTC_TIME,  # the run's as-of date (assets/as_of.py), what an open thread's age is measured to
-}
 
 
 def _days(later: pl.Expr, earlier: pl.Expr) -> pl.Expr:
@@ -64,7 +42,7 @@ def proposals_of(
     """One row per (paper, framework, thread) where the thread or a comment on it cites
     or names the paper and the thread was opened before the paper's inclusion in that
     framework (or the paper was never included there). An open thread's `days_open` is
-    measured to `as_of` (`assets.as_of.as_of_of`), never to the wall clock."""
+    measured to `as_of` (`orchestration.as_of.as_of_of`), never to the wall clock."""
     strength = pl.col("matched_by").replace_strict({kind: rank for rank, kind in enumerate(MATCH_KINDS)}, default=9)
     named = (
         # A thread citing the framework's own system paper proposes nothing to it.
@@ -112,6 +90,6 @@ def proposals_of(
             .otherwise(_days(closed_at, pl.col("created_at"))),
             as_of=as_of_utc,
         )
-        .cast(PROPOSAL_SCHEMA)
+        .cast(CORE_PROPOSALS.schema)
         .sort("framework", "arxiv_id", "number")
     )

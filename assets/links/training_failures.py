@@ -5,7 +5,8 @@ the evidence ties to one paper."""
 
 import polars as pl
 
-from assets.evidence import UTC_TIME, alias_key
+from assets.links.evidence import UTC_TIME, alias_key
+from orchestration.tables import CORE_TRAINING_FAILURES
 
 #: Kinds of failure and the words that report them, matched on the lower-cased title,
 #: body and recorded tokens as whole words (the recorded threads carry tokens only).
@@ -29,21 +30,6 @@ _REQUEST_TITLE = r"(?i)feature[\s_-]*request|\[feature|\[rfc\b|\bproposal\b|road
 #: A title asking for a feature: its body may discuss collapse or NaNs as motivation.
 _FEATURE_TITLE = r"(?i)feature|support|\badd|integrat|implement|request|proposal|\brfc\b|roadmap|\[new"
 
-TRAINING_FAILURE_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "number": pl.Int64(),
-    "title": pl.Utf8(),
-    "state": pl.Utf8(),
-    "author": pl.Utf8(),
-    "url": pl.Utf8(),
-    "created_at": UTC_TIME,
-    "failure_kinds": pl.List(pl.Utf8()),
-    "arxiv_id": pl.Utf8(),  # the implementation's paper; null where the issue names none
-    "linked_by": pl.Utf8(),  # named (the paper's id, title or alias) | identifier (a config key, loss or file)
-    "link_key": pl.Utf8(),  # what the issue said
-    "commit_sha": pl.Utf8(),  # the paper's inclusion in this framework
-    "included_at": UTC_TIME,
-}
 
 
 def failure_kinds(text: pl.Expr) -> pl.Expr:
@@ -164,6 +150,6 @@ def training_failures_of(
             commit_sha="commit_sha",
             included_at="included_at",
         )
-        .cast(TRAINING_FAILURE_SCHEMA)
+        .cast(CORE_TRAINING_FAILURES.schema)
         .sort("framework", "number", "arxiv_id", nulls_last=True)
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from assets.overrides import OVERRIDES_DIR, read_override_csv
+from orchestration.curation import OVERRIDES_DIR, read_override_csv
 from orchestration.clients.snapshot_files import fail_at_first_bad_line
 from orchestration.settings import MaintainerCompany
 

@@ -16,36 +16,16 @@ from datetime import UTC, date, datetime
 import feedparser
 import polars as pl
 
+from orchestration.tables import RAW_ARXIV_ENTRIES, RAW_QUARANTINE
+
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 
-ENTRY_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "version": pl.Int32,
-    "title": pl.Utf8,
-    "abstract": pl.Utf8,
-    "authors": pl.List(pl.Utf8),
-    "author_affiliations": pl.List(pl.Struct({"author": pl.Utf8, "affiliation": pl.Utf8})),
-    "primary_category": pl.Utf8,
-    "categories": pl.List(pl.Utf8),
-    "comment": pl.Utf8,
-    "journal_ref": pl.Utf8,
-    "doi": pl.Utf8,
-    "published_at": pl.Datetime("us", "UTC"),
-    "updated_at": pl.Datetime("us", "UTC"),
-    "abstract_url": pl.Utf8,
-    "pdf_url": pl.Utf8,
-}
-
-QUARANTINE_SCHEMA = {
-    "source": pl.Utf8,
-    "source_ref": pl.Utf8,
-    "reason": pl.Utf8,
-    "raw_text": pl.Utf8,
-    "published_day": pl.Date,
-    "arxiv_id": pl.Utf8,  # without version; null when the entry's id cannot be read
-}
+#: A parsed entry: the row of raw.arxiv_entries less its partition day.
+ENTRY_SCHEMA = {column: dtype for column, dtype in RAW_ARXIV_ENTRIES.schema.items() if column != "day"}
+#: A quarantined entry: the row of raw.quarantine less its partition day.
+QUARANTINE_SCHEMA = {column: dtype for column, dtype in RAW_QUARANTINE.schema.items() if column != "partition_day"}
 
 # New-style ids (2501.03262, 0704.0001) and old-style ids (hep-th/0101001, math.AG/0601001),
 # optionally behind the abstract URL and followed by a version.

@@ -30,24 +30,10 @@ documentation page, a recipe or example that comes with code, and tests are
 """
 
 import polars as pl
+from orchestration.tables import CORE_EVIDENCE
 
 UTC_TIME = pl.Datetime("us", "UTC")
 
-EVIDENCE_SCHEMA: dict[str, pl.DataType] = {
-    "arxiv_id": pl.Utf8(),
-    "framework": pl.Utf8(),
-    "source_type": pl.Utf8(),  # commit | thread | comment
-    "source_ref": pl.Utf8(),  # commit sha, or the thread's number
-    "comment_id": pl.Int64(),  # comments only
-    "url": pl.Utf8(),
-    "occurred_at": UTC_TIME,  # committer time of a commit; creation time of a thread or comment
-    "path": pl.Utf8(),  # changed file of a commit; null for a message, thread or comment
-    "matched_by": pl.Utf8(),  # arxiv_id | title | alias
-    "matched_text": pl.Utf8(),  # what was found, as written (normalized)
-    "in_code": pl.Boolean(),  # found among a code file's identifier tokens
-    "evidence_class": pl.Utf8(),  # implementation | citation
-    "rule": pl.Utf8(),  # the classification rule that decided
-}
 
 SOURCE_TYPES = ("commit", "thread", "comment")
 MATCH_KINDS = ("arxiv_id", "title", "alias")  # in order of strength
@@ -563,7 +549,7 @@ def classified(
     return (
         rows.with_columns(rule=rule)
         .with_columns(evidence_class=pl.col("rule").replace_strict(RULES))
-        .select(list(EVIDENCE_SCHEMA))
+        .select(list(CORE_EVIDENCE.schema))
     )
 
 
@@ -619,7 +605,7 @@ def evidence_of(
     aliases: pl.DataFrame,
 ) -> pl.DataFrame:
     """One row per (paper, framework, place): every commit message, changed file,
-    thread and comment that cites or names a paper, classified (EVIDENCE_SCHEMA)."""
+    thread and comment that cites or names a paper, classified (CORE_EVIDENCE.schema)."""
     places = evidence_places(commits, files, threads, comments)
     # The one multi-pattern pass over all prose; acronyms in another case are kept for
     # corroboration only.

@@ -1,4 +1,4 @@
-"""Papers: one row per arXiv paper, the unit every later stage counts."""
+"""The papers stage: papers, the names their methods go by, and their screening."""
 
 from pathlib import Path
 
@@ -6,7 +6,7 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
-from assets.affiliations import (
+from assets.papers.affiliations import (
     AFFILIATION_SCHEMA,
     affiliations_by_precedence,
     arxiv_affiliations,
@@ -15,66 +15,23 @@ from assets.affiliations import (
     read_affiliation_overrides,
     read_snapshot_affiliations,
 )
-from assets.aliases import paper_aliases_of, read_alias_overrides
-from assets.overrides import OVERRIDES_DIR, waiting_for_papers
+from assets.papers.aliases import paper_aliases_of, read_alias_overrides
+from assets.papers.papers import papers_from_entries
+from assets.papers.screening import paper_screening_of, read_screening_overrides
 from assets.preview import table_metadata, waiting_overrides_metadata
-from assets.screening import paper_screening_of, read_screening_overrides
-from assets.sources import ARXIV_ENTRIES_TABLE, ARXIV_ENTRY_ROW_SCHEMA, arxiv_entries
-from orchestration.clients.openalex import WORK_SCHEMA, empty_works, openalex_affiliations
+from orchestration.clients.openalex import openalex_affiliations
+from orchestration.curation import OVERRIDES_DIR, waiting_for_papers
+from orchestration.jobs import derived_automation
 from orchestration.resources import OpenAlexSource
 from orchestration.settings import frameworks
+from orchestration.tables import CORE_PAPER_ALIASES, CORE_PAPER_SCREENING, CORE_PAPERS, RAW_ARXIV_ENTRIES, RAW_OPENALEX_WORKS
 from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table, upsert_rows
-
-PAPERS_TABLE = "core.papers"
-PAPER_ALIASES_TABLE = "core.paper_aliases"
-PAPER_SCREENING_TABLE = "core.paper_screening"
-OPENALEX_WORKS_TABLE = "raw.openalex_works"
-
-#: Derived assets recompute when their inputs change, without waiting for every
-#: upstream partition to exist (the harvest may cover only part of the window).
-derived_automation = dg.AutomationCondition.eager().without(~dg.AutomationCondition.any_deps_missing())
-
-
-def cohort_of(timestamp: pl.Expr) -> pl.Expr:
-    """Calendar quarter (UTC) of a timestamp, as text like `2025-Q1`."""
-    utc = timestamp.dt.convert_time_zone("UTC")
-    return pl.format("{}-Q{}", utc.dt.year(), utc.dt.quarter())
-
-
-def papers_from_entries(entries: pl.DataFrame) -> pl.DataFrame:
-    """One row per arXiv id: the latest version's metadata, the first version's date, the cohort."""
-    first_posted = entries.group_by("arxiv_id").agg(pl.col("published_at").min().alias("first_published_at"))
-    latest = entries.sort(["arxiv_id", "version"]).unique("arxiv_id", keep="last", maintain_order=True)
-    return (
-        latest.join(first_posted, on="arxiv_id")
-        .with_columns(published_at=pl.col("first_published_at"))
-        .with_columns(cohort=cohort_of(pl.col("published_at")))
-        .select(
-            "arxiv_id",
-            "version",
-            "title",
-            "abstract",
-            "authors",
-            "author_affiliations",
-            "primary_category",
-            "categories",
-            "comment",
-            "journal_ref",
-            "doi",
-            "published_at",
-            "updated_at",
-            "cohort",
-            "abstract_url",
-            "pdf_url",
-        )
-        .sort("published_at", "arxiv_id")
-    )
 
 
 @dg.asset(
     group_name="papers",
     kinds={"polars", "duckdb"},
-    deps=[arxiv_entries],
+    deps=[dg.AssetKey("arxiv_entries")],
     pool=WRITER_POOL,
     automation_condition=derived_automation,
 )
@@ -82,10 +39,10 @@ def papers(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     """One row per arXiv paper (id without version): its latest version's metadata,
     `published_at` of its first version (UTC) and its `cohort`, the quarter of that date.
     """
-    entries = warehouse.table_or_empty(ARXIV_ENTRIES_TABLE, pl.DataFrame(schema=ARXIV_ENTRY_ROW_SCHEMA))
+    entries = warehouse.table_or_empty(RAW_ARXIV_ENTRIES.name, RAW_ARXIV_ENTRIES.empty())
     result = papers_from_entries(entries)
     with warehouse.connect() as conn:
-        replace_table(conn, PAPERS_TABLE, result)
+        replace_table(conn, CORE_PAPERS.name, result)
     per_cohort = result.group_by("cohort").len().sort("cohort")
     context.log.info(f"papers: {result.height} papers from {entries.height} entry versions")
     return dg.MaterializeResult(
@@ -108,20 +65,8 @@ class CurationConfig(dg.Config):
     )
 
 
-#: What the screening reads of core.papers, with its types.
-_PAPER_INPUT_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "title": pl.Utf8,
-    "abstract": pl.Utf8,
-    "comment": pl.Utf8,
-    "author_affiliations": pl.List(pl.Struct({"author": pl.Utf8, "affiliation": pl.Utf8})),
-    "cohort": pl.Utf8,
-}
-
-
-def _read_papers(warehouse: Warehouse) -> pl.DataFrame:
-    frame = warehouse.table_or_empty(PAPERS_TABLE, pl.DataFrame(schema=_PAPER_INPUT_SCHEMA))
-    return frame.select(list(_PAPER_INPUT_SCHEMA)).cast(_PAPER_INPUT_SCHEMA)
+#: What the aliases and the screening read of core.papers.
+_PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affiliations", "cohort"]
 
 
 @dg.asset(
@@ -137,11 +82,11 @@ def paper_aliases(context: dg.AssetExecutionContext, config: CurationConfig, war
     we_propose, named, variant, override), `ambiguous` (claimed by two or more papers) and
     `case_sensitive` (a short all-capital acronym). overrides/aliases.csv adds and removes names.
     """
-    source = _read_papers(warehouse)
+    source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     overrides = read_alias_overrides(Path(config.overrides_dir) / "aliases.csv")
     result = paper_aliases_of(source, overrides)
     with warehouse.connect() as conn:
-        replace_table(conn, PAPER_ALIASES_TABLE, result)
+        replace_table(conn, CORE_PAPER_ALIASES.name, result)
     from_overrides = int(result["source"].eq("override").sum())
     removed = int(overrides["action"].eq("remove").sum())
     waiting = waiting_for_papers(overrides, source)
@@ -167,7 +112,7 @@ def _openalex_affiliations(
 ) -> tuple[pl.DataFrame, dict[str, object]]:
     """OpenAlex affiliations of the `wanted` papers: cached answers, plus lookups of the
     uncached ones when an API key is configured (stored in raw.openalex_works)."""
-    cached = warehouse.table_or_empty(OPENALEX_WORKS_TABLE, empty_works()).cast(WORK_SCHEMA)
+    cached = warehouse.read_table(RAW_OPENALEX_WORKS)
     missing = sorted(set(wanted) - set(cached["arxiv_id"]))
     figures: dict[str, object] = {"openalex_cached": cached.height, "openalex_requests": 0}
     lookup = openalex.lookup()
@@ -187,7 +132,7 @@ def _openalex_affiliations(
                 close()
         if fetched.height:
             with warehouse.connect() as conn:
-                upsert_rows(conn, OPENALEX_WORKS_TABLE, fetched, ["arxiv_id"])
+                upsert_rows(conn, RAW_OPENALEX_WORKS.name, fetched, ["arxiv_id"])
             cached = pl.concat([cached.filter(~pl.col("arxiv_id").is_in(fetched["arxiv_id"].implode())), fetched])
         figures["openalex_requests"] = getattr(lookup, "requests", fetched.height)
         figures["openalex_fetched"] = fetched.height
@@ -223,7 +168,7 @@ def paper_screening(
     field, then in snapshot mode the recorded affiliations, then OpenAlex). `verdict_source`
     says whether overrides/screening.csv replaced the rules' verdict.
     """
-    source = _read_papers(warehouse)
+    source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     curation = Path(config.overrides_dir)
     screening_overrides = read_screening_overrides(curation / "screening.csv")
     affiliation_overrides = read_affiliation_overrides(curation / "affiliations.csv")
@@ -239,7 +184,7 @@ def paper_screening(
     maintainers = maintainer_companies_of(source, affiliations, companies)
     result = paper_screening_of(source, maintainers, screening_overrides)
     with warehouse.connect() as conn:
-        replace_table(conn, PAPER_SCREENING_TABLE, result)
+        replace_table(conn, CORE_PAPER_SCREENING.name, result)
     general = int(result["is_general_rl_method"].sum())
     waiting = {
         "screening.csv": waiting_for_papers(screening_overrides, source),

@@ -1,5 +1,5 @@
-"""Links: where the frameworks cite or implement papers, when each paper was first
-included, which threads proposed it, and which issues report training failures."""
+"""The links stage: where the frameworks cite or implement papers, when each paper was
+first included, which threads proposed it, and which issues report training failures."""
 
 from datetime import UTC, datetime
 from pathlib import Path
@@ -7,57 +7,40 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from assets.aliases import ALIAS_SCHEMA
-from assets.as_of import read_as_of
-from assets.commit_records import COMMIT_FILE_SCHEMA, COMMIT_SCHEMA
-from assets.evidence import EVIDENCE_SCHEMA, evidence_of
-from assets.frameworks import (
-    COMMENTS_TABLE,
-    COMMIT_FILES_TABLE,
-    COMMITS_TABLE,
-    FRAMEWORK_COMMENTS,
-    FRAMEWORK_COMMITS,
-    FRAMEWORK_THREADS,
-    THREADS_TABLE,
-)
-from assets.inclusions import (
-    INCLUSION_SCHEMA,
-    inclusions_of,
-    read_inclusion_overrides,
-    stale_inclusion_overrides,
-)
-from assets.papers import PAPERS_TABLE, CurationConfig, derived_automation
-from assets.overrides import about_known_papers, waiting_for_papers
+from assets.links.evidence import evidence_of
+from assets.links.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides
+from assets.links.proposals import proposals_of
+from assets.links.training_failures import training_failures_of
+from assets.papers.assets import CurationConfig
 from assets.preview import table_metadata, waiting_overrides_metadata
-from assets.proposals import PROPOSAL_SCHEMA, proposals_of
-from assets.thread_records import COMMENT_SCHEMA, THREAD_SCHEMA
-from assets.training_failures import TRAINING_FAILURE_SCHEMA, training_failures_of
+from orchestration.as_of import read_as_of
+from orchestration.curation import about_known_papers, waiting_for_papers
+from orchestration.jobs import derived_automation
 from orchestration.resources import FrameworkSources
+from orchestration.tables import (
+    CORE_EVIDENCE,
+    CORE_INCLUSIONS,
+    CORE_PAPER_ALIASES,
+    CORE_PAPERS,
+    CORE_PROPOSALS,
+    CORE_TRAINING_FAILURES,
+    RAW_GIT_COMMIT_FILES,
+    RAW_GIT_COMMITS,
+    RAW_GITHUB_COMMENTS,
+    RAW_GITHUB_THREADS,
+)
 from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table
 
-EVIDENCE_TABLE = "core.evidence"
-INCLUSIONS_TABLE = "core.inclusions"
-PROPOSALS_TABLE = "core.proposals"
-TRAINING_FAILURES_TABLE = "core.training_failures"
-#: Written by the `paper_aliases` asset (assets/aliases.py).
-PAPER_ALIASES_TABLE = "core.paper_aliases"
-
+FRAMEWORK_COMMITS = dg.AssetKey("framework_commits")
+FRAMEWORK_THREADS = dg.AssetKey("framework_threads")
+FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
 PAPERS = dg.AssetKey("papers")
 PAPER_ALIASES = dg.AssetKey("paper_aliases")
 
-_PAPER_COLUMNS = {"arxiv_id": pl.Utf8, "title": pl.Utf8, "published_at": pl.Datetime("us", "UTC")}
-
-
-def read_table(warehouse: Warehouse, table: str, schema: dict) -> pl.DataFrame:
-    """All rows of `table` (none before it exists) with `schema`'s types: DuckDB gives
-    UTC times back as `Etc/UTC`, which polars will not mix with `UTC`."""
-    frame = warehouse.table_or_empty(table, pl.DataFrame(schema=schema))
-    return frame.cast({column: dtype for column, dtype in schema.items() if column in frame.columns})
-
 
 def read_papers(warehouse: Warehouse) -> pl.DataFrame:
-    return read_table(warehouse, PAPERS_TABLE, _PAPER_COLUMNS).select(list(_PAPER_COLUMNS))
-
+    """What the links need of core.papers: id, title, first version's time."""
+    return warehouse.read_table(CORE_PAPERS, ["arxiv_id", "title", "published_at"])
 
 
 @dg.asset(
@@ -73,15 +56,15 @@ def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mate
     or a comment; found by arXiv id, title or unambiguous alias in one multi-pattern
     pass, and classified implementation or citation with the deciding `rule`."""
     result = evidence_of(
-        read_table(warehouse, COMMITS_TABLE, COMMIT_SCHEMA),
-        read_table(warehouse, COMMIT_FILES_TABLE, COMMIT_FILE_SCHEMA),
-        read_table(warehouse, THREADS_TABLE, THREAD_SCHEMA),
-        read_table(warehouse, COMMENTS_TABLE, COMMENT_SCHEMA),
+        warehouse.read_table(RAW_GIT_COMMITS),
+        warehouse.read_table(RAW_GIT_COMMIT_FILES),
+        warehouse.read_table(RAW_GITHUB_THREADS),
+        warehouse.read_table(RAW_GITHUB_COMMENTS),
         read_papers(warehouse),
-        read_table(warehouse, PAPER_ALIASES_TABLE, ALIAS_SCHEMA),
+        warehouse.read_table(CORE_PAPER_ALIASES),
     )
     with warehouse.connect() as conn:
-        replace_table(conn, EVIDENCE_TABLE, result)
+        replace_table(conn, CORE_EVIDENCE.name, result)
     per_rule = result.group_by("evidence_class", "rule").len().sort("evidence_class", "len", descending=[False, True])
     context.log.info(f"evidence: {result.height} rows, {result['arxiv_id'].n_unique()} papers")
     return dg.MaterializeResult(
@@ -107,13 +90,13 @@ def inclusions(context: dg.AssetExecutionContext, config: CurationConfig, wareho
     with implementation evidence for the paper (committer time, UTC), its sha, URL and
     path, the lag after the paper's v1 in days, and how it was matched; corrected by
     overrides/inclusions.csv (`source` = rules or override)."""
-    evidence_rows = read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA)
+    evidence_rows = warehouse.read_table(CORE_EVIDENCE)
     overrides = read_inclusion_overrides(Path(config.overrides_dir) / "inclusions.csv")
-    commits = read_table(warehouse, COMMITS_TABLE, COMMIT_SCHEMA)
+    commits = warehouse.read_table(RAW_GIT_COMMITS)
     known_papers = read_papers(warehouse)
     result = inclusions_of(evidence_rows, known_papers, commits, overrides)
     with warehouse.connect() as conn:
-        replace_table(conn, INCLUSIONS_TABLE, result)
+        replace_table(conn, CORE_INCLUSIONS.name, result)
     waiting = waiting_for_papers(overrides, known_papers)
     context.log.info(
         f"inclusions: {result.height} (paper, framework) pairs; "
@@ -154,14 +137,14 @@ def proposals(
     snapshot mode, the run's date live)."""
     as_of = read_as_of(warehouse, framework_sources, now=datetime.now(UTC))
     result = proposals_of(
-        read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA),
-        read_table(warehouse, THREADS_TABLE, THREAD_SCHEMA),
-        read_table(warehouse, COMMENTS_TABLE, COMMENT_SCHEMA),
-        read_table(warehouse, INCLUSIONS_TABLE, INCLUSION_SCHEMA),
+        warehouse.read_table(CORE_EVIDENCE),
+        warehouse.read_table(RAW_GITHUB_THREADS),
+        warehouse.read_table(RAW_GITHUB_COMMENTS),
+        warehouse.read_table(CORE_INCLUSIONS),
         as_of,
     )
     with warehouse.connect() as conn:
-        replace_table(conn, PROPOSALS_TABLE, result)
+        replace_table(conn, CORE_PROPOSALS.name, result)
     context.log.info(
         f"proposals: {result.height} rows, {int(result['without_reply'].sum())} without a reply, "
         f"as of {as_of:%Y-%m-%d %H:%M} UTC"
@@ -189,12 +172,12 @@ def training_failures(context: dg.AssetExecutionContext, warehouse: Warehouse) -
     evidence the issue's method, config key or file names, with that paper's inclusion
     (a null paper where it names none)."""
     result = training_failures_of(
-        read_table(warehouse, THREADS_TABLE, THREAD_SCHEMA),
-        read_table(warehouse, EVIDENCE_TABLE, EVIDENCE_SCHEMA),
-        read_table(warehouse, INCLUSIONS_TABLE, INCLUSION_SCHEMA),
+        warehouse.read_table(RAW_GITHUB_THREADS),
+        warehouse.read_table(CORE_EVIDENCE),
+        warehouse.read_table(CORE_INCLUSIONS),
     )
     with warehouse.connect() as conn:
-        replace_table(conn, TRAINING_FAILURES_TABLE, result)
+        replace_table(conn, CORE_TRAINING_FAILURES.name, result)
     linked = result.filter(pl.col("arxiv_id").is_not_null()).select("framework", "number").n_unique()
     issues = result.select("framework", "number").n_unique()
     context.log.info(f"training_failures: {issues} issue(s), {linked} linked to an implementation")

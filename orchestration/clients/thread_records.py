@@ -14,42 +14,11 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import polars as pl
+from orchestration.tables import RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS
 
 _UTC_TIME = pl.Datetime("us", "UTC")
 
-THREAD_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "number": pl.Int64(),
-    "kind": pl.Utf8(),  # "issue" | "pull_request"
-    "title": pl.Utf8(),
-    "body": pl.Utf8(),  # null where only tokens are known (snapshot)
-    "body_tokens": pl.List(pl.Utf8()),  # recorded tokens (snapshot); empty for live items
-    "body_complete": pl.Boolean(),
-    "state": pl.Utf8(),  # "open" | "closed" | "merged"
-    "author": pl.Utf8(),
-    "author_association": pl.Utf8(),
-    "labels": pl.List(pl.Utf8()),
-    "created_at": _UTC_TIME,
-    "updated_at": _UTC_TIME,
-    "closed_at": _UTC_TIME,
-    "merged_at": _UTC_TIME,
-    "comment_count": pl.Int64(),
-    "html_url": pl.Utf8(),
-}
 
-COMMENT_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "comment_id": pl.Int64(),  # GitHub's id; negative and synthesized for snapshot comments
-    "thread_number": pl.Int64(),
-    "kind": pl.Utf8(),  # "comment" | "review thread"
-    "author": pl.Utf8(),
-    "author_association": pl.Utf8(),
-    "created_at": _UTC_TIME,
-    "updated_at": _UTC_TIME,
-    "body": pl.Utf8(),
-    "body_tokens": pl.List(pl.Utf8()),
-    "html_url": pl.Utf8(),
-}
 
 THREAD_KINDS = ("issue", "pull_request")
 THREAD_STATES = ("open", "closed", "merged")
@@ -115,7 +84,7 @@ def _latest_per_key(frame: pl.DataFrame, key: str) -> pl.DataFrame:
 
 
 def threads_from_api(items: list[dict], framework: str) -> pl.DataFrame:
-    """Rows of THREAD_SCHEMA from GitHub `/repos/{owner}/{repo}/issues` items.
+    """Rows of RAW_GITHUB_THREADS.schema from GitHub `/repos/{owner}/{repo}/issues` items.
 
     The issues list holds pull requests too: they carry a `pull_request` object, whose
     `merged_at` (when set) makes the state "merged".
@@ -147,11 +116,11 @@ def threads_from_api(items: list[dict], framework: str) -> pl.DataFrame:
                 "html_url": item.get("html_url"),
             }
         )
-    return _latest_per_key(pl.DataFrame(rows, schema=THREAD_SCHEMA), "number")
+    return _latest_per_key(pl.DataFrame(rows, schema=RAW_GITHUB_THREADS.schema), "number")
 
 
 def comments_from_api(items: list[dict], framework: str) -> pl.DataFrame:
-    """Rows of COMMENT_SCHEMA from GitHub `/repos/{owner}/{repo}/issues/comments` items.
+    """Rows of RAW_GITHUB_COMMENTS.schema from GitHub `/repos/{owner}/{repo}/issues/comments` items.
 
     That endpoint lists the conversation comments of issues and pull requests alike;
     the thread is the number at the end of `issue_url`.
@@ -172,7 +141,7 @@ def comments_from_api(items: list[dict], framework: str) -> pl.DataFrame:
         }
         for item in items
     ]
-    return _latest_per_key(pl.DataFrame(rows, schema=COMMENT_SCHEMA), "comment_id")
+    return _latest_per_key(pl.DataFrame(rows, schema=RAW_GITHUB_COMMENTS.schema), "comment_id")
 
 
 def snapshot_comment_id(number: int, position: int) -> int:
@@ -235,14 +204,14 @@ def snapshot_thread_frames(lines: Iterable[dict], framework: str) -> tuple[pl.Da
                 }
             )
     return (
-        pl.DataFrame(threads, schema=THREAD_SCHEMA),
-        pl.DataFrame(comments, schema=COMMENT_SCHEMA),
+        pl.DataFrame(threads, schema=RAW_GITHUB_THREADS.schema),
+        pl.DataFrame(comments, schema=RAW_GITHUB_COMMENTS.schema),
     )
 
 
 def empty_threads() -> pl.DataFrame:
-    return pl.DataFrame(schema=THREAD_SCHEMA)
+    return pl.DataFrame(schema=RAW_GITHUB_THREADS.schema)
 
 
 def empty_comments() -> pl.DataFrame:
-    return pl.DataFrame(schema=COMMENT_SCHEMA)
+    return pl.DataFrame(schema=RAW_GITHUB_COMMENTS.schema)

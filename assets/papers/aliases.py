@@ -15,18 +15,11 @@ from pathlib import Path
 
 import polars as pl
 
-from assets.overrides import OVERRIDES_DIR, about_known_papers, read_override_csv
+from orchestration.curation import OVERRIDES_DIR, about_known_papers, read_override_csv
+from orchestration.tables import CORE_PAPER_ALIASES
 
 ALIASES_OVERRIDES = OVERRIDES_DIR / "aliases.csv"
 
-ALIAS_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "alias": pl.Utf8,
-    "normalized": pl.Utf8,
-    "source": pl.Utf8,
-    "ambiguous": pl.Boolean,
-    "case_sensitive": pl.Boolean,
-}
 
 ALIAS_OVERRIDE_COLUMNS = {"arxiv_id": pl.Utf8, "alias": pl.Utf8, "action": pl.Utf8}
 ALIAS_OVERRIDE_ACTIONS = ("add", "remove")
@@ -286,7 +279,7 @@ def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFr
             & (letters.str.len_chars() >= 2)
             & (letters.str.len_chars() <= 8),
         )
-        .select(list(ALIAS_SCHEMA))
-        .cast(ALIAS_SCHEMA)
+        .select(list(CORE_PAPER_ALIASES.schema))
+        .cast(CORE_PAPER_ALIASES.schema)
         .sort("arxiv_id", "alias")
     )

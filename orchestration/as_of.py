@@ -15,16 +15,16 @@ from datetime import UTC, datetime, time
 
 import polars as pl
 
-from assets.frameworks import COMMENTS_TABLE, COMMITS_TABLE, THREADS_TABLE
 from orchestration.resources import FrameworkSources
 from orchestration.warehouse import Warehouse, read_frame, table_exists
+from orchestration.tables import RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS
 
 #: The recorded times that bound a snapshot, per table: when a commit landed, when a
 #: thread or comment was created, updated, closed or merged.
 RECORDED_TIME_COLUMNS: dict[str, tuple[str, ...]] = {
-    COMMITS_TABLE: ("committed_at",),
-    THREADS_TABLE: ("created_at", "updated_at", "closed_at", "merged_at"),
-    COMMENTS_TABLE: ("created_at", "updated_at"),
+    RAW_GIT_COMMITS.name: ("committed_at",),
+    RAW_GITHUB_THREADS.name: ("created_at", "updated_at", "closed_at", "merged_at"),
+    RAW_GITHUB_COMMENTS.name: ("created_at", "updated_at"),
 }
 
 
@@ -38,7 +38,7 @@ def newest_recorded_time(commits: pl.DataFrame, threads: pl.DataFrame, comments:
     missing or empty), in UTC; None where nothing is recorded."""
     newest = [
         frame.get_column(column).dt.convert_time_zone("UTC").max()
-        for frame, table in ((commits, COMMITS_TABLE), (threads, THREADS_TABLE), (comments, COMMENTS_TABLE))
+        for frame, table in ((commits, RAW_GIT_COMMITS.name), (threads, RAW_GITHUB_THREADS.name), (comments, RAW_GITHUB_COMMENTS.name))
         for column in RECORDED_TIME_COLUMNS[table]
         if column in frame.columns
     ]
@@ -68,9 +68,9 @@ def read_as_of(warehouse: Warehouse, framework_sources: FrameworkSources, *, now
                         conn, f"SELECT {', '.join(f'max({column}) AS {column}' for column in columns)} FROM {table}"
                     )
     return as_of_of(
-        newest[COMMITS_TABLE],
-        newest[THREADS_TABLE],
-        newest[COMMENTS_TABLE],
+        newest[RAW_GIT_COMMITS.name],
+        newest[RAW_GITHUB_THREADS.name],
+        newest[RAW_GITHUB_COMMENTS.name],
         snapshot=snapshot,
         now=now,
     )

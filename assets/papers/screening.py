@@ -21,7 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from assets.overrides import read_override_csv
+from orchestration.curation import read_override_csv
+from orchestration.tables import CORE_PAPER_SCREENING
 
 LOSS_CHANGE_KINDS = ("coefficient", "clip", "mask", "weight", "new_objective", "none")
 LARGE_POLICY_B = 30.0
@@ -269,25 +270,6 @@ SCREENING_OVERRIDE_COLUMNS = {
 #: Override columns that may replace a rule's value (blank: keep the rule's).
 OVERRIDABLE = ("is_general_rl_method", "policy_params_b", "loss_change_kind", "code_released", "code_url")
 
-SCREENING_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "cohort": pl.Utf8,
-    "is_general_rl_method": pl.Boolean,
-    "screening_score": pl.Int32,
-    "screening_reasons": pl.List(pl.Utf8),
-    "policy_params_b": pl.Float64,
-    "large_policy": pl.Boolean,
-    "policy_size_cue": pl.Utf8,
-    "loss_change_kind": pl.Utf8,
-    "loss_change_cue": pl.Utf8,
-    "code_released": pl.Boolean,
-    "code_url": pl.Utf8,
-    "maintainer_company": pl.Utf8,
-    "affiliation_source": pl.Utf8,
-    "verdict_source": pl.Utf8,
-    "overridden": pl.List(pl.Utf8),
-    "override_reason": pl.Utf8,
-}
 
 
 def read_screening_overrides(path: Path) -> pl.DataFrame:
@@ -344,7 +326,7 @@ def paper_screening_of(papers: pl.DataFrame, maintainers: pl.DataFrame, override
             .otherwise(pl.coalesce("code_url_override", "code_url")),
         )
         .with_columns(large_policy=pl.col("policy_params_b") >= LARGE_POLICY_B)
-        .select(list(SCREENING_SCHEMA))
-        .cast(SCREENING_SCHEMA)
+        .select(list(CORE_PAPER_SCREENING.schema))
+        .cast(CORE_PAPER_SCREENING.schema)
         .sort("arxiv_id")
     )

@@ -1,0 +1,70 @@
+"""Imports run one way (README, "Layout"): `orchestration/` talks to the outside world
+and the warehouse and never imports `assets/` or `checks/` (except `definitions.py`, the
+composition root); `assets/` imports `orchestration/`, never checks, tests or benches;
+`checks/` imports both; nothing but the tests imports `tests/` (the fake servers are in
+`fakes/`, for the tests and the benches). Read from the source with
+`ast`, so a late import inside a function counts too."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("orchestration", "assets", "checks", "bench", "fakes", "tests")
+COMPOSITION_ROOT = "orchestration/definitions.py"
+
+#: package of the importing module -> packages it must not import.
+FORBIDDEN = {
+    "orchestration": {"assets", "checks", "tests", "bench", "fakes"},
+    "assets": {"checks", "tests", "bench", "fakes"},
+    "checks": {"tests", "bench", "fakes"},
+    "bench": {"tests"},
+    # The fake servers speak the sources' protocols; they may read the configuration.
+    "fakes": {"assets", "checks", "tests", "bench"},
+}
+
+
+def imported_packages(source: str) -> set[str]:
+    """The top-level packages a module imports, wherever in the module the import is."""
+    packages = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            packages |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            packages.add(node.module.split(".")[0])
+    return packages
+
+
+def wrong_way_imports(root: Path) -> list[str]:
+    """`path: imports package` for every import against the rule, under `root`."""
+    problems = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            module = path.relative_to(root).as_posix()
+            forbidden = set() if module == COMPOSITION_ROOT else FORBIDDEN.get(package, set())
+            for imported in sorted(imported_packages(path.read_text(encoding="utf-8")) & forbidden):
+                problems.append(f"{module}: imports {imported}")
+    return problems
+
+
+def test_imports_run_one_way():
+    assert wrong_way_imports(ROOT) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        ("orchestration/clients/x.py", "from assets.links.evidence import RULES\n", ["orchestration/clients/x.py: imports assets"]),
+        ("orchestration/x.py", "def f():\n    import checks.links\n", ["orchestration/x.py: imports checks"]),
+        ("orchestration/definitions.py", "from assets.links import assets\nfrom checks import links\n", []),
+        ("assets/links/x.py", "from tests.helpers import shared_snapshots\n", ["assets/links/x.py: imports tests"]),
+        ("bench/x.py", "from tests.fakes.github_server import running_fake_github\n", ["bench/x.py: imports tests"]),
+        ("checks/x.py", "from assets.links.assets import evidence\nfrom orchestration.tables import CORE_EVIDENCE\n", []),
+    ],
+)
+def test_a_wrong_way_import_is_found(tmp_path, module, source, expected):
+    path = tmp_path / module
+    path.parent.mkdir(parents=True)
+    path.write_text(source)
+    assert wrong_way_imports(tmp_path) == expected
