@@ -14,6 +14,9 @@ CONFIG_DIR = Path(__file__).parent / "config"
 #: First day the tracker follows: the study's window opens on 2025-01-01.
 HARVEST_START = date(2025, 1, 1)
 
+#: Who answers for the tracker's assets (shown in the catalog).
+ASSET_OWNERS = ["team:inclusion-tracker"]
+
 #: arXiv refuses pages larger than this.
 ARXIV_MAX_PAGE_SIZE = 2000
 

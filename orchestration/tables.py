@@ -33,6 +33,11 @@ def table_schema(table: Table) -> dg.TableSchema:
     return dg.TableSchema(columns=[dg.TableColumn(name, str(dtype)) for name, dtype in table.schema.items()])
 
 
+def catalog_metadata(table: Table) -> dict[str, object]:
+    """Definition metadata that lets the catalog show the table and its columns before any run."""
+    return {"dagster/table_name": table.name, "dagster/column_schema": table_schema(table)}
+
+
 # --- raw: the sources as received -------------------------------------------------------
 
 RAW_ARXIV_ENTRIES = Table(

@@ -14,7 +14,7 @@ from checks import links as link_checks
 from orchestration.resources import FrameworkSources
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, aliases, at, comments, commits, files, papers, threads
-from orchestration.tables import CORE_PAPERS, RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
+from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS, CORE_PAPERS, CORE_PAPER_ALIASES, CORE_PROPOSALS, CORE_TRAINING_FAILURES, RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 LINK_ASSETS = [links.evidence, links.inclusions, links.proposals, links.training_failures]
 LINK_CHECKS = dg.load_asset_checks_from_modules([link_checks])
@@ -32,7 +32,7 @@ def seeded_warehouse(tmp_path, paper_rows: pl.DataFrame, alias_rows: pl.DataFram
         )
         replace_table(conn, RAW_GITHUB_COMMENTS.name, comments({"thread_number": 5, "author": "maintainer"}))
         replace_table(conn, CORE_PAPERS.name, paper_rows)
-        replace_table(conn, links.PAPER_ALIASES_TABLE, alias_rows)
+        replace_table(conn, CORE_PAPER_ALIASES.name, alias_rows)
     return warehouse
 
 
@@ -51,11 +51,11 @@ def test_links_tables_are_written_and_checks_pass(tmp_path):
     result = materialize(warehouse)
     assert result.success
     assert all(evaluation.passed for evaluation in result.get_asset_check_evaluations())
-    assert count(warehouse, links.EVIDENCE_TABLE) == 4  # the file, the message and the two threads
-    inclusion = warehouse.read(f"SELECT * FROM {links.INCLUSIONS_TABLE}").row(0, named=True)
+    assert count(warehouse, CORE_EVIDENCE.name) == 4  # the file, the message and the two threads
+    inclusion = warehouse.read(f"SELECT * FROM {CORE_INCLUSIONS.name}").row(0, named=True)
     assert (inclusion["arxiv_id"], inclusion["commit_sha"], inclusion["source"]) == (DAPO, "c1", "rules")
-    assert count(warehouse, links.PROPOSALS_TABLE) == 2  # both threads were opened before 2025-04-03
-    failure = warehouse.read(f"SELECT * FROM {links.TRAINING_FAILURES_TABLE}").row(0, named=True)
+    assert count(warehouse, CORE_PROPOSALS.name) == 2  # both threads were opened before 2025-04-03
+    failure = warehouse.read(f"SELECT * FROM {CORE_TRAINING_FAILURES.name}").row(0, named=True)
     assert (failure["number"], failure["arxiv_id"]) == (6, DAPO)
     materialized = {event.asset_key.path[-1] for event in result.get_asset_materialization_events()}
     assert materialized == {"evidence", "inclusions", "proposals", "training_failures"}
@@ -86,7 +86,7 @@ def test_proposals_are_aged_to_the_runs_as_of_date(tmp_path, snapshot_dir):
     before = run_date(datetime.now(UTC))
     assert materialize(warehouse, snapshot_dir).success
     after = run_date(datetime.now(UTC))
-    thread = warehouse.read(f"SELECT * FROM {links.PROPOSALS_TABLE} WHERE number = 5").row(0, named=True)
+    thread = warehouse.read(f"SELECT * FROM {CORE_PROPOSALS.name} WHERE number = 5").row(0, named=True)
     as_of = thread["as_of"]
     if snapshot_dir:  # the end of the recorded data: the DAPO commit of 2025-04-03
         assert as_of == at("2025-04-03")

@@ -15,7 +15,7 @@ from orchestration.resources import FrameworkSources, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, GSPO, at, comments, commits, files, threads
 from tests.test_paper_assets import QUIET, fixture_papers
-from orchestration.tables import CORE_PAPERS
+from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS, CORE_PAPERS, CORE_PAPER_ALIASES, RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 ASSETS = [paper_aliases, paper_screening, links.evidence, links.inclusions, links.proposals, links.training_failures]
 CHECKS = dg.load_asset_checks_from_modules([link_checks])
@@ -30,10 +30,10 @@ QUARTER_Q3 = fixture_papers().filter(pl.col("arxiv_id") == GSPO).with_columns(
 def run(tmp_path: Path, paper_rows: pl.DataFrame, curation: Path) -> tuple[dg.ExecuteInProcessResult, Warehouse]:
     warehouse = Warehouse(database=str(tmp_path / "tracker.duckdb"))
     with warehouse.connect() as conn:
-        replace_table(conn, links.COMMITS_TABLE, commits(("verl", "c1", "2025-04-03", "[recipe] feat: add DAPO")))
-        replace_table(conn, links.COMMIT_FILES_TABLE, files(("verl", "c1", "recipe/dapo/main_dapo.py", "", ["dapo"])))
-        replace_table(conn, links.THREADS_TABLE, threads({"number": 5, "title": "Support GSPO?"}))
-        replace_table(conn, links.COMMENTS_TABLE, comments({"thread_number": 5, "author": "maintainer"}))
+        replace_table(conn, RAW_GIT_COMMITS.name, commits(("verl", "c1", "2025-04-03", "[recipe] feat: add DAPO")))
+        replace_table(conn, RAW_GIT_COMMIT_FILES.name, files(("verl", "c1", "recipe/dapo/main_dapo.py", "", ["dapo"])))
+        replace_table(conn, RAW_GITHUB_THREADS.name, threads({"number": 5, "title": "Support GSPO?"}))
+        replace_table(conn, RAW_GITHUB_COMMENTS.name, comments({"thread_number": 5, "author": "maintainer"}))
         replace_table(conn, CORE_PAPERS.name, paper_rows)
     config = {"ops": {asset.op.name: {"config": {"overrides_dir": str(curation)}} for asset in (paper_aliases, paper_screening, links.inclusions)}}
     result = dg.materialize(
@@ -78,9 +78,9 @@ def test_the_repository_curation_files_never_stop_a_window(tmp_path, window, inc
     result, warehouse = run(tmp_path, window, OVERRIDES_DIR)
     assert_ran_to_the_end(result)
     known = set(window["arxiv_id"])
-    for table in (links.EVIDENCE_TABLE, links.PAPER_ALIASES_TABLE, "core.paper_screening", links.INCLUSIONS_TABLE):
+    for table in (CORE_EVIDENCE.name, CORE_PAPER_ALIASES.name, "core.paper_screening", CORE_INCLUSIONS.name):
         assert set(warehouse.read(f"SELECT DISTINCT arxiv_id FROM {table}")["arxiv_id"]) <= known, table
-    assert warehouse.read(f"SELECT arxiv_id FROM {links.INCLUSIONS_TABLE}")["arxiv_id"].to_list() == included
+    assert warehouse.read(f"SELECT arxiv_id FROM {CORE_INCLUSIONS.name}")["arxiv_id"].to_list() == included
     waiting = figures(result, "paper_aliases")["overrides_waiting_for_paper"]
     assert waiting == sum(1 for line in (OVERRIDES_DIR / "aliases.csv").read_text().splitlines()[1:] if line.strip())
 
@@ -88,7 +88,7 @@ def test_the_repository_curation_files_never_stop_a_window(tmp_path, window, inc
 def test_a_paper_set_no_curation_file_mentions(tmp_path):
     result, warehouse = run(tmp_path, fixture_papers(), empty_curation(tmp_path))
     assert_ran_to_the_end(result)
-    assert warehouse.read(f"SELECT arxiv_id FROM {links.INCLUSIONS_TABLE}")["arxiv_id"].to_list() == [DAPO]
+    assert warehouse.read(f"SELECT arxiv_id FROM {CORE_INCLUSIONS.name}")["arxiv_id"].to_list() == [DAPO]
     assert figures(result, "inclusions")["overrides_waiting_for_paper"] == 0
 
 
@@ -102,5 +102,5 @@ def test_a_curation_row_outside_the_window_waits_and_applies_once_its_paper_arri
     later, warehouse = run(tmp_path / "later", fixture_papers(), curation)
     assert_ran_to_the_end(later)
     assert figures(later, "paper_aliases")["overrides_waiting_for_paper"] == 0
-    sources = warehouse.read(f"SELECT source FROM {links.PAPER_ALIASES_TABLE} WHERE alias = 'Sequence-GSPO'")
+    sources = warehouse.read(f"SELECT source FROM {CORE_PAPER_ALIASES.name} WHERE alias = 'Sequence-GSPO'")
     assert sources["source"].to_list() == ["override"]

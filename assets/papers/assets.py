@@ -23,13 +23,23 @@ from orchestration.clients.openalex import openalex_affiliations
 from orchestration.curation import OVERRIDES_DIR, waiting_for_papers
 from orchestration.jobs import derived_automation
 from orchestration.resources import OpenAlexSource
-from orchestration.settings import frameworks
-from orchestration.tables import CORE_PAPER_ALIASES, CORE_PAPER_SCREENING, CORE_PAPERS, RAW_ARXIV_ENTRIES, RAW_OPENALEX_WORKS
+from orchestration.settings import ASSET_OWNERS, frameworks
+from orchestration.tables import (
+    CORE_PAPER_ALIASES,
+    CORE_PAPER_SCREENING,
+    CORE_PAPERS,
+    RAW_ARXIV_ENTRIES,
+    RAW_OPENALEX_WORKS,
+    catalog_metadata,
+)
 from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table, upsert_rows
 
 
 @dg.asset(
     group_name="papers",
+    metadata=catalog_metadata(CORE_PAPERS),
+    owners=ASSET_OWNERS,
+    code_version="1",
     kinds={"polars", "duckdb"},
     deps=[dg.AssetKey("arxiv_entries")],
     pool=WRITER_POOL,
@@ -71,6 +81,9 @@ _PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affi
 
 @dg.asset(
     group_name="papers",
+    metadata=catalog_metadata(CORE_PAPER_ALIASES),
+    owners=ASSET_OWNERS,
+    code_version="1",
     kinds={"polars", "duckdb"},
     deps=[papers],
     pool=WRITER_POOL,
@@ -152,6 +165,9 @@ def _snapshot_affiliations(context: dg.AssetExecutionContext, openalex: OpenAlex
 
 @dg.asset(
     group_name="papers",
+    metadata=catalog_metadata(CORE_PAPER_SCREENING),
+    owners=ASSET_OWNERS,
+    code_version="1",
     kinds={"polars", "duckdb"},
     deps=[papers],
     pool=WRITER_POOL,

@@ -11,7 +11,16 @@ from assets.sources.arxiv import arxiv_entries_write, arxiv_entry_rows, quaranti
 from assets.sources.frameworks import refresh_commits, refresh_threads, stored_state
 from orchestration.partitions import daily_partitions, framework_partitions
 from orchestration.resources import ArxivSource, FrameworkSources
-from orchestration.tables import RAW_ARXIV_ENTRIES, RAW_QUARANTINE
+from orchestration.settings import ASSET_OWNERS
+from orchestration.tables import (
+    RAW_ARXIV_ENTRIES,
+    RAW_FRAMEWORK_DOCS,
+    RAW_GIT_COMMITS,
+    RAW_GITHUB_COMMENTS,
+    RAW_GITHUB_THREADS,
+    RAW_QUARANTINE,
+    catalog_metadata,
+)
 from orchestration.warehouse import WRITER_POOL, SliceWrite, Warehouse, write_slices
 
 # A range backfill must be one run (one paged query to arXiv); Dagster still labels the
@@ -23,6 +32,9 @@ ALL_RESULTS_RECEIVED_CHECK = "received_every_entry_arxiv_counted"
 
 @dg.asset(
     group_name="sources",
+    metadata=catalog_metadata(RAW_ARXIV_ENTRIES),
+    owners=ASSET_OWNERS,
+    code_version="1",
     kinds={"python", "duckdb"},
     partitions_def=daily_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
@@ -122,6 +134,9 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_COMMITS,
             group_name="sources",
+            metadata=catalog_metadata(RAW_GIT_COMMITS),
+            owners=ASSET_OWNERS,
+            code_version="1",
             kinds={"git", "duckdb"},
             skippable=True,
             description=(
@@ -135,6 +150,9 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_DOCS,
             group_name="sources",
+            metadata=catalog_metadata(RAW_FRAMEWORK_DOCS),
+            owners=ASSET_OWNERS,
+            code_version="1",
             kinds={"git", "duckdb"},
             skippable=True,
             description=(
@@ -146,6 +164,9 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_THREADS,
             group_name="sources",
+            metadata=catalog_metadata(RAW_GITHUB_THREADS),
+            owners=ASSET_OWNERS,
+            code_version="1",
             kinds={"github", "duckdb"},
             skippable=True,
             description="Issues and pull requests of the framework (raw.github_threads: one row per thread).",
@@ -153,6 +174,9 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_COMMENTS,
             group_name="sources",
+            metadata=catalog_metadata(RAW_GITHUB_COMMENTS),
+            owners=ASSET_OWNERS,
+            code_version="1",
             kinds={"github", "duckdb"},
             skippable=True,
             description="Comments on the framework's issues and pull requests (raw.github_comments: one row per comment).",
