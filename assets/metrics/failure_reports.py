@@ -39,7 +39,7 @@ import polars as pl
 
 from assets.evidence import UTC_TIME
 from assets.metrics.cohort_inclusion import inclusions_as_of
-from assets.metrics.windows import ANY_FRAMEWORK, in_utc, utc_as_of
+from assets.metrics.windows import ANY_FRAMEWORK, in_utc, utc_as_of, with_any_framework
 
 IMPLEMENTATION_FAILURE_SCHEMA: dict[str, pl.DataType] = {
     "arxiv_id": pl.Utf8(),
@@ -63,11 +63,6 @@ FAILURE_COVERAGE_SCHEMA: dict[str, pl.DataType] = {
     "failure_reports": pl.Int64(),
     "unlinked_failure_reports": pl.Int64(),
 }
-
-
-def with_any(frame: pl.DataFrame) -> pl.DataFrame:
-    """The rows once under their framework and once more under `any`."""
-    return pl.concat([frame, frame.with_columns(framework=pl.lit(ANY_FRAMEWORK))])
 
 
 def _reports_by_as_of(training_failures: pl.DataFrame, as_of: datetime, frameworks: Sequence[str]) -> pl.DataFrame:
@@ -113,15 +108,15 @@ def failure_report_coverage(
         .select("framework", issue=pl.struct("framework", "number"))
     )
     implementations = (
-        with_any(linked)
+        with_any_framework(linked)
         .group_by("framework", "implementation")
         .agg(reported=pl.col("issue").is_not_null().any())
         .group_by("framework")
         .agg(implementations=pl.len(), with_failure_report=pl.col("reported").sum())
     )
     # An issue concerning two implementations is one report.
-    reports = with_any(linked.drop_nulls("issue")).group_by("framework").agg(failure_reports=pl.col("issue").n_unique())
-    unlinked_counts = with_any(unlinked).group_by("framework").agg(unlinked_failure_reports=pl.col("issue").n_unique())
+    reports = with_any_framework(linked.drop_nulls("issue")).group_by("framework").agg(failure_reports=pl.col("issue").n_unique())
+    unlinked_counts = with_any_framework(unlinked).group_by("framework").agg(unlinked_failure_reports=pl.col("issue").n_unique())
     counts = ["implementations", "with_failure_report", "failure_reports", "unlinked_failure_reports"]
     table = pl.DataFrame({"framework": [ANY_FRAMEWORK, *frameworks]})
     for part in (implementations, reports, unlinked_counts):

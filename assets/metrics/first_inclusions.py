@@ -22,7 +22,7 @@ from datetime import datetime
 import polars as pl
 
 from assets.evidence import UTC_TIME
-from assets.metrics.windows import in_utc, utc_as_of
+from assets.metrics.windows import days_between, in_utc, utc_as_of
 
 FIRST_INCLUSION_SCHEMA: dict[str, pl.DataType] = {
     "arxiv_id": pl.Utf8(),
@@ -47,9 +47,7 @@ def first_inclusions(inclusions: pl.DataFrame, as_of: datetime, frameworks: Sequ
         .with_columns(
             rank=pl.col("included_at").rank("min").over(by_paper),
             frameworks=pl.len().over(by_paper),
-            days_after_first=(
-                (pl.col("included_at") - pl.col("included_at").min().over(by_paper)).dt.total_seconds() / 86_400
-            ).round(2),
+            days_after_first=days_between(pl.col("included_at"), pl.col("included_at").min().over(by_paper)),
         )
         .select(list(FIRST_INCLUSION_SCHEMA))
         .cast(FIRST_INCLUSION_SCHEMA)

@@ -102,14 +102,15 @@ def included_vs_peers(
         .filter(pl.col("is_general_rl_method").fill_null(False))
         .with_columns(
             included=pl.col("arxiv_id").is_in(included["arxiv_id"].implode()),
-            known_non_maintainer=affiliation.is_not_null() & (affiliation == NO_MAINTAINER_COMPANY),
+            known_non_maintainer=(affiliation == NO_MAINTAINER_COMPANY).fill_null(False),
             unknown_affiliation=affiliation.is_null(),
             **FEATURES,
         )
     )
     windows = cohort_windows(cohorts, observed, as_of, frameworks)
     closed = windows.filter((pl.col("framework") == ANY_FRAMEWORK) & pl.col("window_closed"))["cohort"].to_list()
-    long = _with_scopes(methods, closed).unpivot(
+    scoped = _with_scopes(methods, closed)
+    long = scoped.unpivot(
         on=list(FEATURES),
         index=["scope", "arxiv_id", "included", "known_non_maintainer", "unknown_affiliation"],
         variable_name="feature",
@@ -130,13 +131,9 @@ def included_vs_peers(
         unknown_included=(inc & ~known).sum(),
         unknown_peers=(~inc & ~known).sum(),
     )
-    unknown_affiliations = (
-        _with_scopes(methods, closed)
-        .group_by("scope")
-        .agg(
-            unknown_affiliation_included=(pl.col("unknown_affiliation") & pl.col("included")).sum(),
-            unknown_affiliation_peers=(pl.col("unknown_affiliation") & ~pl.col("included")).sum(),
-        )
+    unknown_affiliations = scoped.group_by("scope").agg(
+        unknown_affiliation_included=(pl.col("unknown_affiliation") & inc).sum(),
+        unknown_affiliation_peers=(pl.col("unknown_affiliation") & ~inc).sum(),
     )
     # Every scope x feature x exclusion gets a row, an empty cohort one of zeros.
     grid = (

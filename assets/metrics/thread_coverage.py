@@ -45,7 +45,15 @@ import polars as pl
 
 from assets.evidence import UTC_TIME
 from assets.metrics.cohort_inclusion import inclusions_as_of, screened_papers
-from assets.metrics.windows import ANY_FRAMEWORK, cohorts_through, in_utc, observation_ends, utc_as_of
+from assets.metrics.windows import (
+    ANY_FRAMEWORK,
+    cohorts_through,
+    days_between,
+    in_utc,
+    observation_ends,
+    utc_as_of,
+    with_any_framework,
+)
 from assets.proposals import MAINTAINER_ASSOCIATIONS
 
 THREAD_COVERAGE_SCHEMA: dict[str, pl.DataType] = {
@@ -72,15 +80,6 @@ MEASURES = (
     "proposals_with_maintainer_reply",
     "inclusions_after_proposal",
 )
-
-
-def _days(later: pl.Expr, earlier: pl.Expr) -> pl.Expr:
-    return ((later - earlier).dt.total_seconds() / 86_400).round(2)
-
-
-def _with_any(rows: pl.DataFrame) -> pl.DataFrame:
-    """The rows once under their framework and once more under `any`."""
-    return pl.concat([rows, rows.with_columns(framework=pl.lit(ANY_FRAMEWORK))])
 
 
 def _measure(rows: pl.DataFrame, name: str, counted: pl.Expr, days: pl.Expr | None = None) -> pl.DataFrame:
@@ -153,13 +152,13 @@ def thread_coverage(
     )
     horizon = ends["observed_until"].min()
     never_anywhere = (
-        methods.filter(pl.lit(horizon, UTC_TIME).is_not_null() & (pl.col("published_at") <= pl.lit(horizon, UTC_TIME)))
+        # No framework observed: a null horizon keeps no method.
+        methods.filter(pl.col("published_at") <= pl.lit(horizon, UTC_TIME))
         .join(included, on="arxiv_id", how="anti")
         .select("arxiv_id", framework=pl.lit(ANY_FRAMEWORK))
     )
-    named_anywhere = threaded.with_columns(framework=pl.lit(ANY_FRAMEWORK)).unique()
     never = pl.concat([never_in_framework, never_anywhere]).join(
-        pl.concat([threaded, named_anywhere]).with_columns(named=pl.lit(True)), on=["arxiv_id", "framework"], how="left"
+        with_any_framework(threaded).unique().with_columns(named=pl.lit(True)), on=["arxiv_id", "framework"], how="left"
     )
     measures = [_measure(never, "never_included_without_thread", pl.col("named").is_null())]
 
@@ -182,32 +181,32 @@ def thread_coverage(
         )
         .with_columns(
             outcome_days=pl.when(pl.col("outcome") == "included_later")
-            .then(_days(pl.col("included_at"), pl.col("created_at")))
+            .then(days_between(pl.col("included_at"), pl.col("created_at")))
             .when(pl.col("state") == "open")
-            .then(_days(until, pl.col("created_at")))
+            .then(days_between(until, pl.col("created_at")))
             .otherwise(pl.col("days_open"))
         )
     )
-    proposals_all = _with_any(rows)
+    proposals_all = with_any_framework(rows)
     measures += [
         _measure(proposals_all, f"proposals_{outcome}", pl.col("outcome") == outcome, pl.col("outcome_days"))
         for outcome in PROPOSAL_OUTCOMES
     ]
     measures.append(
-        _measure(proposals_all, "proposals_with_reply", pl.col("replies_by_others") > 0, _days(pl.col("first_reply_at"), pl.col("created_at")))
+        _measure(proposals_all, "proposals_with_reply", pl.col("replies_by_others") > 0, days_between(pl.col("first_reply_at"), pl.col("created_at")))
     )
     known = proposals_all.filter(pl.col("associations_known").fill_null(False))
     measures.append(
         _measure(known, "proposals_with_maintainer_reply", pl.col("maintainer_reply_at").is_not_null(),
-                 _days(pl.col("maintainer_reply_at"), pl.col("created_at")))
+                 days_between(pl.col("maintainer_reply_at"), pl.col("created_at")))
     )  # fmt: skip
 
     # Inclusions that a proposal preceded.
     first_proposal = rows.group_by("arxiv_id", "framework").agg(proposed_at=pl.col("created_at").min())
-    preceded = _with_any(included.join(first_proposal, on=["arxiv_id", "framework"], how="left"))
+    preceded = with_any_framework(included.join(first_proposal, on=["arxiv_id", "framework"], how="left"))
     measures.append(
         _measure(preceded, "inclusions_after_proposal", pl.col("proposed_at").is_not_null(),
-                 _days(pl.col("included_at"), pl.col("proposed_at")))
+                 days_between(pl.col("included_at"), pl.col("proposed_at")))
     )  # fmt: skip
 
     grid = pl.DataFrame({"framework": [ANY_FRAMEWORK, *frameworks]}).join(

@@ -44,7 +44,7 @@ from assets.metrics.cohort_inclusion import (
     screened_papers,
     within_window,
 )
-from assets.metrics.windows import ANY_FRAMEWORK, POOLED, cohorts_through, observation_ends, utc_as_of
+from assets.metrics.windows import ANY_FRAMEWORK, POOLED, cohorts_through, days_between, observation_ends, utc_as_of
 
 SURVIVAL_SCHEMA: dict[str, pl.DataType] = {
     "cohort": pl.Utf8(),
@@ -68,10 +68,6 @@ LAG_SCHEMA: dict[str, pl.DataType] = {
     "p75_days": pl.Float64(),
     "max_days": pl.Float64(),
 }
-
-
-def _days(later: pl.Expr, earlier: pl.Expr) -> pl.Expr:
-    return ((later - earlier).dt.total_seconds() / 86_400).round(2)
 
 
 def _general_methods(papers: pl.DataFrame, screening: pl.DataFrame, as_of: datetime) -> pl.DataFrame:
@@ -101,8 +97,8 @@ def follow_up(
         .with_columns(event=pl.col("included_at").is_not_null() & (pl.col("included_at") <= end))
         .with_columns(
             day=pl.when("event")
-            .then(pl.max_horizontal(_days(pl.col("included_at"), pl.col("published_at")), 0.0))
-            .otherwise(_days(end, pl.col("published_at")))
+            .then(pl.max_horizontal(days_between(pl.col("included_at"), pl.col("published_at")), 0.0))
+            .otherwise(days_between(end, pl.col("published_at")))
         )
         .filter(pl.col("event") | (pl.col("day") >= 0))
         .select("arxiv_id", "cohort", "day", "event")
@@ -172,7 +168,7 @@ def inclusion_lags(
     methods = _general_methods(papers, screening, as_of)
     anywhere = earliest_inclusions(included).with_columns(framework=pl.lit(ANY_FRAMEWORK))
     lags = pl.concat([included, anywhere.select(included.columns)]).join(methods, on="arxiv_id").with_columns(
-        lag=_days(pl.col("included_at"), pl.col("published_at"))
+        lag=days_between(pl.col("included_at"), pl.col("published_at"))
     )
     lag = pl.col("lag")
     table = lags.group_by("framework").agg(

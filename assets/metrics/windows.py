@@ -45,6 +45,16 @@ def in_utc(frame: pl.DataFrame, *columns: str) -> pl.DataFrame:
     return frame.with_columns(pl.col(column).dt.convert_time_zone("UTC") for column in columns)
 
 
+def days_between(later: pl.Expr, earlier: pl.Expr) -> pl.Expr:
+    """`later - earlier` in days, to two decimals (as core.inclusions' `lag_days`)."""
+    return ((later - earlier).dt.total_seconds() / 86_400).round(2)
+
+
+def with_any_framework(rows: pl.DataFrame) -> pl.DataFrame:
+    """The rows once under their framework and once more under `any`."""
+    return pl.concat([rows, rows.with_columns(framework=pl.lit(ANY_FRAMEWORK))])
+
+
 def _quarter(cohort: str) -> tuple[int, int]:
     year, quarter = cohort.split("-Q")
     return int(year), int(quarter)
