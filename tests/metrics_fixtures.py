@@ -7,10 +7,9 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
-from assets.inclusions import INCLUSION_SCHEMA
-from assets.papers import cohort_of
-from assets.screening import SCREENING_SCHEMA
+from assets.links.evidence import UTC_TIME
+from assets.papers.papers import cohort_of
+from orchestration.tables import CORE_INCLUSIONS, CORE_PAPER_SCREENING
 
 FRAMEWORKS = ["a", "b"]
 
@@ -33,7 +32,7 @@ def screening(paper_frame: pl.DataFrame, **columns: dict[str, object]) -> pl.Dat
     """core.paper_screening of every paper: general methods unless `is_general_rl_method`
     says otherwise; each keyword maps arxiv_id -> value of that column."""
     frame = paper_frame.select("arxiv_id", "cohort")
-    for column, dtype in SCREENING_SCHEMA.items():
+    for column, dtype in CORE_PAPER_SCREENING.schema.items():
         if column in frame.columns:
             continue
         values = columns.get(column, {})
@@ -43,7 +42,7 @@ def screening(paper_frame: pl.DataFrame, **columns: dict[str, object]) -> pl.Dat
             if values or default is not None
             else pl.lit(None, dtype).alias(column)
         )
-    return frame.select(list(SCREENING_SCHEMA)).cast(SCREENING_SCHEMA)
+    return frame.select(list(CORE_PAPER_SCREENING.schema)).cast(CORE_PAPER_SCREENING.schema)
 
 
 def inclusions(rows: list[tuple[str, str, str]], paper_frame: pl.DataFrame) -> pl.DataFrame:
@@ -63,9 +62,9 @@ def inclusions(rows: list[tuple[str, str, str]], paper_frame: pl.DataFrame) -> p
             lag_days=((pl.col("included_at") - pl.col("published_at")).dt.total_seconds() / 86_400).round(2),
             source=pl.lit("rules"),
         )
-        .with_columns([pl.lit(None, dtype).alias(c) for c, dtype in INCLUSION_SCHEMA.items() if c not in frame.columns and c not in ("commit_sha", "lag_days", "source")])
-        .select(list(INCLUSION_SCHEMA))
-        .cast(INCLUSION_SCHEMA)
+        .with_columns([pl.lit(None, dtype).alias(c) for c, dtype in CORE_INCLUSIONS.schema.items() if c not in frame.columns and c not in ("commit_sha", "lag_days", "source")])
+        .select(list(CORE_INCLUSIONS.schema))
+        .cast(CORE_INCLUSIONS.schema)
     )
 
 

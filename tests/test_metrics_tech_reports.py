@@ -5,7 +5,6 @@ import json
 import polars as pl
 import pytest
 
-from assets.aliases import ALIAS_SCHEMA
 from assets.metrics.tech_reports import TECH_REPORT_COVERAGE_SCHEMA, report_sentences, tech_report_coverage
 from orchestration.clients.reports import (
     REPORT_TEXT_SCHEMA,
@@ -16,6 +15,7 @@ from orchestration.clients.reports import (
 from orchestration.settings import ConfigError
 from tests.helpers import shared_snapshots
 from tests.metrics_fixtures import inclusions, papers, t
+from orchestration.tables import CORE_PAPER_ALIASES
 
 FRAMEWORKS = ["a", "b", "c"]
 AS_OF = t("2025-12-31")
@@ -28,7 +28,7 @@ ALIASES = pl.DataFrame(
         ("2507.18071", "GSPO", "gspo", "acronym", False, True),
         ("2505.00003", "RIM", "rim", "acronym", False, True),
     ],
-    schema=ALIAS_SCHEMA,
+    schema=CORE_PAPER_ALIASES.schema,
     orient="row",
 )
 # DAPO and GSPO are in all three frameworks (widely included at K = 3); the third in two.

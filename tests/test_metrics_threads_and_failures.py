@@ -4,7 +4,7 @@ hand-computed fixtures."""
 import polars as pl
 import pytest
 
-from assets.evidence import UTC_TIME
+from assets.links.evidence import UTC_TIME
 from assets.metrics.failure_reports import (
     FAILURE_COVERAGE_SCHEMA,
     failure_report_coverage,
@@ -12,10 +12,8 @@ from assets.metrics.failure_reports import (
 )
 from assets.metrics.first_inclusions import FIRST_INCLUSION_SCHEMA, first_inclusions
 from assets.metrics.thread_coverage import THREAD_COVERAGE_SCHEMA, thread_coverage
-from assets.proposals import PROPOSAL_SCHEMA
-from assets.thread_records import COMMENT_SCHEMA
-from assets.training_failures import TRAINING_FAILURE_SCHEMA
 from tests.metrics_fixtures import FRAMEWORKS, inclusions, observed, papers, screening, t
+from orchestration.tables import CORE_PROPOSALS, CORE_TRAINING_FAILURES, RAW_GITHUB_COMMENTS
 
 
 def _frame(rows: list[dict], schema: dict) -> pl.DataFrame:
@@ -59,7 +57,7 @@ PROPOSALS = _frame(
         dict(arxiv_id="2506.00007", framework="a", number=5, kind="issue", state="open", author="alice",
              created_at=t("2025-07-01"), replies_by_others=1, first_reply_at=t("2025-07-03")),
     ],
-    PROPOSAL_SCHEMA,
+    CORE_PROPOSALS.schema,
 )  # fmt: skip
 COMMENTS = _frame(
     [
@@ -67,7 +65,7 @@ COMMENTS = _frame(
         dict(framework="a", comment_id=1, thread_number=5, author="alice", created_at=t("2025-07-02")),
         dict(framework="a", comment_id=2, thread_number=5, author="maint", author_association="MEMBER", created_at=t("2025-07-03")),
     ],
-    COMMENT_SCHEMA,
+    RAW_GITHUB_COMMENTS.schema,
 )
 
 
@@ -128,7 +126,7 @@ FAILURES = _frame(
         dict(framework="b", number=12, created_at=t("2025-05-03")),
         dict(framework="b", number=13, created_at=t("2026-02-01"), arxiv_id="2501.00001", linked_by="named"),
     ],
-    TRAINING_FAILURE_SCHEMA,
+    CORE_TRAINING_FAILURES.schema,
 )  # fmt: skip
 
 

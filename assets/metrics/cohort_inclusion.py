@@ -25,7 +25,7 @@ from datetime import datetime
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
+from assets.links.evidence import UTC_TIME
 from assets.metrics.windows import (
     ANY_FRAMEWORK,
     WINDOW_DAYS,

@@ -37,7 +37,7 @@ from datetime import datetime
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
+from assets.links.evidence import UTC_TIME
 from assets.metrics.cohort_inclusion import inclusions_as_of
 from assets.metrics.windows import ANY_FRAMEWORK, in_utc, utc_as_of, with_any_framework
 

@@ -21,7 +21,7 @@ from datetime import datetime
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
+from assets.links.evidence import UTC_TIME
 from assets.metrics.windows import days_between, in_utc, utc_as_of
 
 FIRST_INCLUSION_SCHEMA: dict[str, pl.DataType] = {

@@ -34,7 +34,7 @@ from math import comb
 
 import polars as pl
 
-from assets.affiliations import NO_MAINTAINER_COMPANY
+from assets.papers.affiliations import NO_MAINTAINER_COMPANY
 from assets.metrics.cohort_inclusion import earliest_inclusions, inclusions_as_of, screened_papers
 from assets.metrics.windows import ANY_FRAMEWORK, POOLED, cohort_windows, cohorts_through, utc_as_of
 

@@ -30,9 +30,9 @@ from datetime import datetime
 
 import polars as pl
 
-from assets.aliases import SOURCES as ALIAS_SOURCES
-from assets.aliases import normalized_name
-from assets.evidence import normalized_prose, prose_matches, prose_patterns
+from assets.papers.aliases import SOURCES as ALIAS_SOURCES
+from assets.papers.aliases import normalized_name
+from assets.links.evidence import normalized_prose, prose_matches, prose_patterns
 from assets.metrics.cohort_inclusion import inclusions_as_of
 
 TECH_REPORT_COVERAGE_SCHEMA: dict[str, pl.DataType] = {
@@ -101,7 +101,7 @@ def method_names(methods: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFr
 
 
 def _name_patterns(methods: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame, naming: pl.DataFrame) -> pl.DataFrame:
-    """The prose patterns (assets.evidence.prose_patterns) naming the methods: ids, titles,
+    """The prose patterns (assets.links.evidence.prose_patterns) naming the methods: ids, titles,
     and the aliases, the configured ones replacing a method's own."""
     configured = naming.explode("aliases").select(
         "arxiv_id",

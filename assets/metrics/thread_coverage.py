@@ -43,7 +43,7 @@ from datetime import datetime
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
+from assets.links.evidence import UTC_TIME
 from assets.metrics.cohort_inclusion import inclusions_as_of, screened_papers
 from assets.metrics.windows import (
     ANY_FRAMEWORK,
@@ -54,7 +54,7 @@ from assets.metrics.windows import (
     utc_as_of,
     with_any_framework,
 )
-from assets.proposals import MAINTAINER_ASSOCIATIONS
+from assets.links.proposals import MAINTAINER_ASSOCIATIONS
 
 THREAD_COVERAGE_SCHEMA: dict[str, pl.DataType] = {
     "framework": pl.Utf8(),

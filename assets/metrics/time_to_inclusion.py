@@ -37,7 +37,7 @@ from statistics import NormalDist
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
+from assets.links.evidence import UTC_TIME
 from assets.metrics.cohort_inclusion import (
     earliest_inclusions,
     inclusions_as_of,

@@ -16,7 +16,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import polars as pl
 
-from assets.evidence import UTC_TIME
+from assets.links.evidence import UTC_TIME
 
 FIRST_COHORT = "2025-Q1"
 WINDOW_DAYS = 180
