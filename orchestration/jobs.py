@@ -35,8 +35,12 @@ framework_refresh_job = dg.define_asset_job(
     description="Refresh one framework's commits, issues, pull requests, comments and contribution rules.",
 )
 
+#: What the derived-tables job and sensor recompute: the derived groups, and the
+#: OpenAlex lookup of the papers without affiliations, which screening reads.
+DERIVED_SELECTION = dg.AssetSelection.groups(*DERIVED_GROUPS) | dg.AssetSelection.assets("openalex_works")
+
 derived_job = dg.define_asset_job(
     "derived_tables",
-    selection=dg.AssetSelection.groups(*DERIVED_GROUPS),
+    selection=DERIVED_SELECTION,
     description="Recompute every table derived from the sources.",
 )

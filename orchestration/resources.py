@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import MutableMapping
 from pathlib import Path
 
 import dagster as dg
+import polars as pl
 from pydantic import Field
 
 from orchestration.clients.arxiv import ArxivClient, LiveArxivClient, SnapshotArxivClient
@@ -13,6 +15,8 @@ from orchestration.clients.git import DEFAULT_REMOTE_URL_TEMPLATE, CommitSource,
 from orchestration.clients.github import GithubApiThreads, GithubClient, SnapshotThreads, ThreadSource
 from orchestration.clients.openalex import DEFAULT_API_URL as DEFAULT_OPENALEX_API_URL
 from orchestration.clients.openalex import AffiliationLookup, OpenAlexClient
+from orchestration.clients.recorded_affiliations import AFFILIATION_SCHEMA, read_snapshot_affiliations
+from orchestration.curation import OVERRIDES_DIR
 from orchestration.settings import arxiv_query
 from orchestration.warehouse import Warehouse
 
@@ -114,9 +118,15 @@ class OpenAlexSource(dg.ConfigurableResource):
     max_retries: int = Field(default=4, description="Retries of a failed request.")
     backoff_s: float = Field(default=1.0, description="First retry delay; doubles each retry.")
 
-    def recorded_affiliations_path(self) -> Path | None:
-        """The snapshot's affiliations file, or None outside snapshot mode."""
-        return Path(self.snapshot_dir) / "affiliations" / "affiliations.jsonl" if self.snapshot_dir else None
+    def recorded_affiliations(self, log: logging.Logger) -> pl.DataFrame:
+        """The affiliations recorded in the snapshot folder (none outside snapshot mode)."""
+        if not self.snapshot_dir:
+            return pl.DataFrame(schema=AFFILIATION_SCHEMA)
+        path = Path(self.snapshot_dir) / "affiliations" / "affiliations.jsonl"
+        if not path.is_file():
+            log.warning(f"{path} not found: no recorded affiliations in this snapshot")
+            return pl.DataFrame(schema=AFFILIATION_SCHEMA)
+        return read_snapshot_affiliations(path)
 
     def lookup(self) -> AffiliationLookup | None:
         """The OpenAlex client, or None when no API key is configured."""
@@ -130,6 +140,19 @@ class OpenAlexSource(dg.ConfigurableResource):
             max_retries=self.max_retries,
             backoff_s=self.backoff_s,
         )
+
+
+class Curation(dg.ConfigurableResource):
+    """Where the curation CSVs (aliases, screening, affiliations, inclusions) are read from."""
+
+    overrides_dir: str = Field(
+        default=str(OVERRIDES_DIR),
+        description="Folder of aliases.csv, screening.csv, affiliations.csv and inclusions.csv "
+        "(TRACKER_OVERRIDES_DIR; default the repository's overrides/).",
+    )
+
+    def path(self, file_name: str) -> Path:
+        return Path(self.overrides_dir) / file_name
 
 
 def build_resources() -> dict[str, dg.ConfigurableResource]:
@@ -146,6 +169,7 @@ def build_resources() -> dict[str, dg.ConfigurableResource]:
             github_api_url=env_or("GITHUB_API_URL", DEFAULT_GITHUB_API_URL),
             github_token=env_or("GITHUB_TOKEN", None),
         ),
+        "curation": Curation(overrides_dir=env_or("TRACKER_OVERRIDES_DIR", str(OVERRIDES_DIR))),
         "openalex": OpenAlexSource(
             api_url=env_or("OPENALEX_API_URL", DEFAULT_OPENALEX_API_URL),
             api_key=env_or("OPENALEX_API_KEY", None),

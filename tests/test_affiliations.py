@@ -6,15 +6,14 @@ import polars as pl
 import pytest
 
 from assets.papers.affiliations import (
-    AFFILIATION_SCHEMA,
     affiliations_by_precedence,
     arxiv_affiliations,
     company_pattern,
     maintainer_companies_of,
     override_affiliations,
     read_affiliation_overrides,
-    read_snapshot_affiliations,
 )
+from orchestration.clients.recorded_affiliations import AFFILIATION_SCHEMA, read_snapshot_affiliations
 from orchestration.curation import OverrideError
 from orchestration.settings import MaintainerCompany, frameworks
 from orchestration.clients.snapshot_files import SnapshotFileError

@@ -11,7 +11,7 @@ import pytest
 from assets.links import assets as links
 from orchestration.as_of import run_date
 from checks import links as link_checks
-from orchestration.resources import FrameworkSources
+from orchestration.resources import Curation, FrameworkSources
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, aliases, at, comments, commits, files, papers, threads
 from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS, CORE_PAPERS, CORE_PAPER_ALIASES, CORE_PROPOSALS, CORE_TRAINING_FAILURES, RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
@@ -37,7 +37,7 @@ def seeded_warehouse(tmp_path, paper_rows: pl.DataFrame, alias_rows: pl.DataFram
 
 
 def materialize(warehouse: Warehouse, snapshot_dir: str | None = "snapshots") -> dg.ExecuteInProcessResult:
-    resources = {"warehouse": warehouse, "framework_sources": FrameworkSources(snapshot_dir=snapshot_dir)}
+    resources = {"warehouse": warehouse, "curation": Curation(), "framework_sources": FrameworkSources(snapshot_dir=snapshot_dir)}
     return dg.materialize([*LINK_ASSETS, *LINK_CHECKS], resources=resources, raise_on_error=False)
 
 

@@ -10,10 +10,10 @@ import polars as pl
 import pytest
 
 from assets.papers.assets import paper_aliases, paper_screening, papers
-from assets.sources.assets import arxiv_entries
+from assets.sources.assets import arxiv_entries, openalex_works
 from orchestration.cli import RANGE_END_TAG, RANGE_START_TAG
 from orchestration.clients.snapshot_files import SnapshotFileError
-from orchestration.resources import ArxivSource, OpenAlexSource
+from orchestration.resources import ArxivSource, Curation, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
 from tests.helpers import shared_snapshots
@@ -96,11 +96,14 @@ def curation(tmp_path: Path) -> Path:
 
 
 def materialize(assets, warehouse: Warehouse, curation: Path, openalex: OpenAlexSource | None = None):
-    config = {"ops": {asset.op.name: {"config": {"overrides_dir": str(curation)}} for asset in assets}}
     return dg.materialize(
         assets,
-        run_config={**QUIET, **config},
-        resources={"warehouse": warehouse, "openalex": openalex or OpenAlexSource(api_key=None)},
+        run_config=QUIET,
+        resources={
+            "warehouse": warehouse,
+            "curation": Curation(overrides_dir=str(curation)),
+            "openalex": openalex or OpenAlexSource(api_key=None),
+        },
     )
 
 
@@ -125,8 +128,9 @@ def test_paper_aliases_writes_the_table_with_overrides(warehouse, curation):
 
 
 def test_paper_screening_writes_verdicts_features_and_override_counts(warehouse, curation):
-    result = materialize([paper_screening], warehouse, curation)
+    result = materialize([openalex_works, paper_screening], warehouse, curation)
     assert result.success
+    assert metadata(result, "openalex_works")["openalex_skipped"] == 1  # DAPO: no key, so no lookup
     table = warehouse.read("SELECT * FROM core.paper_screening ORDER BY arxiv_id")
     rows = {row["arxiv_id"]: row for row in table.iter_rows(named=True)}
     dapo, minimax, gspo = rows["2503.14476"], rows["2506.13585"], rows["2507.18071"]
@@ -151,7 +155,6 @@ def test_paper_screening_writes_verdicts_features_and_override_counts(warehouse,
     assert figures["dagster/row_count"] == 3
     assert figures["verdicts_from_overrides"] == 1
     assert figures["papers_with_overridden_values"] == 1
-    assert figures["openalex_skipped"] == 1  # DAPO: no key, so no lookup
     assert figures["maintainer_company_known"] == 2
 
 
@@ -160,13 +163,13 @@ def test_openalex_fills_missing_affiliations_once_and_is_cached(warehouse, curat
     fixtures.works["2503.14476"] = [authorship("Qiying Yu", "ByteDance Seed")]
     with running_fake_openalex(fixtures) as url:
         openalex = OpenAlexSource(api_url=url, api_key="fake-key", min_interval_s=0, backoff_s=0)
-        first = materialize([paper_screening], warehouse, curation, openalex)
-        second = materialize([paper_screening], warehouse, curation, openalex)
+        first = materialize([openalex_works, paper_screening], warehouse, curation, openalex)
+        second = materialize([openalex_works, paper_screening], warehouse, curation, openalex)
     assert first.success and second.success
     # Only DAPO lacks affiliations from overrides and arXiv; the second run reads the cache.
     assert [path for path, _ in fixtures.requests] == ["/works/doi:10.48550/arXiv.2503.14476"]
-    assert metadata(first, "paper_screening")["openalex_fetched"] == 1
-    assert metadata(second, "paper_screening")["openalex_requests"] == 0
+    assert metadata(first, "openalex_works")["openalex_fetched"] == 1
+    assert metadata(second, "openalex_works")["openalex_requests"] == 0
     company = warehouse.read(
         "SELECT maintainer_company, affiliation_source FROM core.paper_screening WHERE arxiv_id = '2503.14476'"
     )
@@ -195,7 +198,7 @@ def test_recorded_affiliations_rank_between_arxiv_and_openalex(warehouse, curati
     snapshot = recorded_affiliations(tmp_path / "snapshot")
     with running_fake_openalex(fixtures) as url:
         openalex = OpenAlexSource(api_url=url, api_key="fake-key", min_interval_s=0, backoff_s=0, snapshot_dir=str(snapshot))
-        result = materialize([paper_screening], warehouse, curation, openalex)
+        result = materialize([openalex_works, paper_screening], warehouse, curation, openalex)
     assert result.success
     companies = warehouse.read(
         "SELECT arxiv_id, maintainer_company, affiliation_source FROM core.paper_screening ORDER BY arxiv_id"
@@ -243,7 +246,7 @@ def test_maintainer_company_is_known_for_most_recorded_papers(tmp_path):
     result = dg.materialize(
         [papers, paper_screening],
         run_config=QUIET,
-        resources={"warehouse": store, "openalex": OpenAlexSource(snapshot_dir=str(snapshot))},
+        resources={"warehouse": store, "curation": Curation(), "openalex": OpenAlexSource(snapshot_dir=str(snapshot))},
     )
     assert result.success
     screening = store.read("SELECT * FROM core.paper_screening")

@@ -11,7 +11,7 @@ from assets.links import assets as links
 from orchestration.curation import OVERRIDES_DIR
 from assets.papers.assets import paper_aliases, paper_screening
 from checks import links as link_checks
-from orchestration.resources import FrameworkSources, OpenAlexSource
+from orchestration.resources import Curation, FrameworkSources, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, GSPO, at, comments, commits, files, threads
 from tests.test_paper_assets import QUIET, fixture_papers
@@ -35,12 +35,12 @@ def run(tmp_path: Path, paper_rows: pl.DataFrame, curation: Path) -> tuple[dg.Ex
         replace_table(conn, RAW_GITHUB_THREADS.name, threads({"number": 5, "title": "Support GSPO?"}))
         replace_table(conn, RAW_GITHUB_COMMENTS.name, comments({"thread_number": 5, "author": "maintainer"}))
         replace_table(conn, CORE_PAPERS.name, paper_rows)
-    config = {"ops": {asset.op.name: {"config": {"overrides_dir": str(curation)}} for asset in (paper_aliases, paper_screening, links.inclusions)}}
     result = dg.materialize(
         [*ASSETS, *CHECKS],
-        run_config={**QUIET, **config},
+        run_config=QUIET,
         resources={
             "warehouse": warehouse,
+            "curation": Curation(overrides_dir=str(curation)),
             "openalex": OpenAlexSource(api_key=None),
             "framework_sources": FrameworkSources(snapshot_dir=str(tmp_path)),
         },

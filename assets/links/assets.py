@@ -2,7 +2,6 @@
 first included, which threads proposed it, and which issues report training failures."""
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import dagster as dg
 import polars as pl
@@ -11,12 +10,11 @@ from assets.links.evidence import evidence_of
 from assets.links.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides
 from assets.links.proposals import proposals_of
 from assets.links.training_failures import training_failures_of
-from assets.papers.assets import CurationConfig
 from assets.preview import table_metadata, waiting_overrides_metadata
 from orchestration.as_of import read_as_of
 from orchestration.curation import about_known_papers, waiting_for_papers
 from orchestration.jobs import derived_automation
-from orchestration.resources import FrameworkSources
+from orchestration.resources import Curation, FrameworkSources
 from orchestration.settings import ASSET_OWNERS
 from orchestration.tables import (
     CORE_EVIDENCE,
@@ -93,13 +91,13 @@ def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mate
     pool=WRITER_POOL,
     automation_condition=derived_automation,
 )
-def inclusions(context: dg.AssetExecutionContext, config: CurationConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+def inclusions(context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse) -> dg.MaterializeResult:
     """One row per (paper, framework) included: the first commit on the default branch
     with implementation evidence for the paper (committer time, UTC), its sha, URL and
     path, the lag after the paper's v1 in days, and how it was matched; corrected by
     overrides/inclusions.csv (`source` = rules or override)."""
     evidence_rows = warehouse.read_table(CORE_EVIDENCE)
-    overrides = read_inclusion_overrides(Path(config.overrides_dir) / "inclusions.csv")
+    overrides = read_inclusion_overrides(curation.path("inclusions.csv"))
     commits = warehouse.read_table(RAW_GIT_COMMITS)
     known_papers = read_papers(warehouse)
     result = inclusions_of(evidence_rows, known_papers, commits, overrides)

@@ -10,7 +10,6 @@ any source has an unknown maintainer company (null): unknown is never "no".
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,23 +17,15 @@ from pathlib import Path
 import polars as pl
 
 from orchestration.curation import OVERRIDES_DIR, read_override_csv
-from orchestration.clients.snapshot_files import fail_at_first_bad_line
+from orchestration.clients.recorded_affiliations import AFFILIATION_SCHEMA
 from orchestration.settings import MaintainerCompany
 
 AFFILIATIONS_OVERRIDES = OVERRIDES_DIR / "affiliations.csv"
 
-AFFILIATION_SCHEMA = {"arxiv_id": pl.Utf8, "author": pl.Utf8, "affiliation": pl.Utf8, "source": pl.Utf8}
 AFFILIATION_OVERRIDE_COLUMNS = {"arxiv_id": pl.Utf8, "author": pl.Utf8, "affiliation": pl.Utf8}
 
 #: Sources in order of precedence.
 AFFILIATION_SOURCES = ("override", "arxiv", "snapshot", "openalex")
-
-#: The fields of a line of a snapshot's affiliations/affiliations.jsonl that are used.
-_SNAPSHOT_AFFILIATION_SCHEMA = {
-    "arxiv_id": pl.Utf8,
-    "authors": pl.List(pl.Struct({"name": pl.Utf8, "affiliations": pl.List(pl.Utf8)})),
-    "institutions": pl.List(pl.Utf8),
-}
 
 #: `maintainer_company` of a paper whose affiliations are known and name no configured company.
 NO_MAINTAINER_COMPANY = "none"
@@ -55,39 +46,6 @@ def arxiv_affiliations(papers: pl.DataFrame) -> pl.DataFrame:
         .unnest("author_affiliations")
         .filter(pl.col("affiliation").str.strip_chars().str.len_chars() > 0)
         .select("arxiv_id", "author", "affiliation", source=pl.lit("arxiv"))
-    )
-
-
-def read_snapshot_affiliations(path: Path) -> pl.DataFrame:
-    """The affiliations recorded in a snapshot's `affiliations/affiliations.jsonl`, one row
-    per (paper, author, affiliation) as printed: each author's affiliations, and every
-    institution of the paper with no author (the page did not always say whose it is).
-    A paper the file leaves out has no row: unknown, not "none". A line that is not a
-    record of a paper fails naming the file and line."""
-    data = path.read_bytes()
-    try:
-        papers = pl.read_ndjson(io.BytesIO(data), schema=_SNAPSHOT_AFFILIATION_SCHEMA)
-    except pl.exceptions.PolarsError as error:
-        problem = str(error).strip().splitlines()[0]
-        fail_at_first_bad_line(path, data, f"not affiliation records of the snapshot format ({problem})", ("arxiv_id",))
-    if papers["arxiv_id"].has_nulls():
-        fail_at_first_bad_line(path, data, "a record without an arxiv_id", ("arxiv_id",))
-    by_author = (
-        papers.select("arxiv_id", "authors")
-        .explode("authors")
-        .unnest("authors")
-        .explode("affiliations")
-        .select("arxiv_id", author="name", affiliation="affiliations")
-    )
-    by_paper = papers.select("arxiv_id", "institutions").explode("institutions").select(
-        "arxiv_id", author=pl.lit(None, pl.Utf8), affiliation="institutions"
-    )
-    return (
-        pl.concat([by_author, by_paper])
-        .with_columns(pl.col("affiliation").str.strip_chars())
-        .filter(pl.col("affiliation").str.len_chars() > 0)
-        .unique(maintain_order=True)
-        .with_columns(source=pl.lit("snapshot"))
     )
 
 
@@ -149,3 +107,10 @@ def maintainer_companies_of(
 def override_affiliations(overrides: pl.DataFrame) -> pl.DataFrame:
     """Affiliation override rows in the shape of the other sources."""
     return overrides.select("arxiv_id", "author", "affiliation", source=pl.lit("override"))
+
+
+def papers_without_affiliations(papers: pl.DataFrame, *known: pl.DataFrame) -> list[str]:
+    """The ids of `papers` (in order) that none of the `known` affiliation sources has a
+    row for: the papers OpenAlex is asked about."""
+    known_ids = pl.concat([frame.select("arxiv_id") for frame in known])["arxiv_id"]
+    return papers.filter(~pl.col("arxiv_id").is_in(known_ids.implode()))["arxiv_id"].to_list()

@@ -1,28 +1,24 @@
 """The papers stage: papers, the names their methods go by, and their screening."""
 
-from pathlib import Path
-
 import dagster as dg
 import polars as pl
-from pydantic import Field
 
 from assets.papers.affiliations import (
-    AFFILIATION_SCHEMA,
     affiliations_by_precedence,
     arxiv_affiliations,
     maintainer_companies_of,
     override_affiliations,
+    papers_without_affiliations,
     read_affiliation_overrides,
-    read_snapshot_affiliations,
 )
 from assets.papers.aliases import paper_aliases_of, read_alias_overrides
 from assets.papers.papers import papers_from_entries
 from assets.papers.screening import paper_screening_of, read_screening_overrides
 from assets.preview import table_metadata, waiting_overrides_metadata
 from orchestration.clients.openalex import openalex_affiliations
-from orchestration.curation import OVERRIDES_DIR, waiting_for_papers
+from orchestration.curation import waiting_for_papers
 from orchestration.jobs import derived_automation
-from orchestration.resources import OpenAlexSource
+from orchestration.resources import Curation, OpenAlexSource
 from orchestration.settings import ASSET_OWNERS, frameworks
 from orchestration.tables import (
     CORE_PAPER_ALIASES,
@@ -32,7 +28,7 @@ from orchestration.tables import (
     RAW_OPENALEX_WORKS,
     catalog_metadata,
 )
-from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table, upsert_rows
+from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table
 
 
 @dg.asset(
@@ -66,15 +62,6 @@ def papers(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
     )
 
 
-class CurationConfig(dg.Config):
-    """Where the curation CSVs are read from (the repository's overrides/ by default)."""
-
-    overrides_dir: str = Field(
-        default=str(OVERRIDES_DIR),
-        description="Folder of aliases.csv, screening.csv, affiliations.csv and inclusions.csv.",
-    )
-
-
 #: What the aliases and the screening read of core.papers.
 _PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affiliations", "cohort"]
 
@@ -89,14 +76,14 @@ _PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affi
     pool=WRITER_POOL,
     automation_condition=derived_automation,
 )
-def paper_aliases(context: dg.AssetExecutionContext, config: CurationConfig, warehouse: Warehouse) -> dg.MaterializeResult:
+def paper_aliases(context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse) -> dg.MaterializeResult:
     """One row per (paper, name its method goes by): `alias` as written, `normalized`
     (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
     we_propose, named, variant, override), `ambiguous` (claimed by two or more papers) and
     `case_sensitive` (a short all-capital acronym). overrides/aliases.csv adds and removes names.
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
-    overrides = read_alias_overrides(Path(config.overrides_dir) / "aliases.csv")
+    overrides = read_alias_overrides(curation.path("aliases.csv"))
     result = paper_aliases_of(source, overrides)
     with warehouse.connect() as conn:
         replace_table(conn, CORE_PAPER_ALIASES.name, result)
@@ -120,81 +107,37 @@ def paper_aliases(context: dg.AssetExecutionContext, config: CurationConfig, war
     )
 
 
-def _openalex_affiliations(
-    context: dg.AssetExecutionContext, warehouse: Warehouse, openalex: OpenAlexSource, wanted: list[str]
-) -> tuple[pl.DataFrame, dict[str, object]]:
-    """OpenAlex affiliations of the `wanted` papers: cached answers, plus lookups of the
-    uncached ones when an API key is configured (stored in raw.openalex_works)."""
-    cached = warehouse.read_table(RAW_OPENALEX_WORKS)
-    missing = sorted(set(wanted) - set(cached["arxiv_id"]))
-    figures: dict[str, object] = {"openalex_cached": cached.height, "openalex_requests": 0}
-    lookup = openalex.lookup()
-    if lookup is None:
-        if missing:
-            context.log.info(
-                f"paper_screening: OPENALEX_API_KEY is not set, so OpenAlex was skipped for {len(missing)} papers "
-                "without affiliations (their maintainer_company stays unknown)"
-            )
-        figures["openalex_skipped"] = len(missing)
-    elif missing:
-        try:
-            fetched = lookup.works(missing, context.log)
-        finally:
-            close = getattr(lookup, "close", None)
-            if close:
-                close()
-        if fetched.height:
-            with warehouse.connect() as conn:
-                upsert_rows(conn, RAW_OPENALEX_WORKS.name, fetched, ["arxiv_id"])
-            cached = pl.concat([cached.filter(~pl.col("arxiv_id").is_in(fetched["arxiv_id"].implode())), fetched])
-        figures["openalex_requests"] = getattr(lookup, "requests", fetched.height)
-        figures["openalex_fetched"] = fetched.height
-    return openalex_affiliations(cached.filter(pl.col("arxiv_id").is_in(wanted))), figures
-
-
-def _snapshot_affiliations(context: dg.AssetExecutionContext, openalex: OpenAlexSource) -> pl.DataFrame:
-    """The affiliations recorded in the snapshot folder (none outside snapshot mode)."""
-    path = openalex.recorded_affiliations_path()
-    if path is None:
-        return pl.DataFrame(schema=AFFILIATION_SCHEMA)
-    if not path.is_file():
-        context.log.warning(f"paper_screening: {path} not found: no recorded affiliations in this snapshot")
-        return pl.DataFrame(schema=AFFILIATION_SCHEMA)
-    return read_snapshot_affiliations(path)
-
-
 @dg.asset(
     group_name="papers",
     metadata=catalog_metadata(CORE_PAPER_SCREENING),
     owners=ASSET_OWNERS,
     code_version="1",
     kinds={"polars", "duckdb"},
-    deps=[papers],
+    deps=[papers, dg.AssetKey("openalex_works")],
     pool=WRITER_POOL,
     automation_condition=derived_automation,
 )
 def paper_screening(
-    context: dg.AssetExecutionContext, config: CurationConfig, warehouse: Warehouse, openalex: OpenAlexSource
+    context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse, openalex: OpenAlexSource
 ) -> dg.MaterializeResult:
     """One row per paper: `is_general_rl_method` with `screening_score` and
     `screening_reasons` (the rules that fired), and the features the study compares:
     `policy_params_b`/`large_policy` (largest policy trained, null when unknown),
     `loss_change_kind` with its cue, `code_released`/`code_url`, `maintainer_company`
     (null when no affiliation is known) with `affiliation_source` (overrides, then arXiv's
-    field, then in snapshot mode the recorded affiliations, then OpenAlex). `verdict_source`
+    field, then in snapshot mode the recorded affiliations, then OpenAlex's answers cached
+    in raw.openalex_works). `verdict_source`
     says whether overrides/screening.csv replaced the rules' verdict.
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
-    curation = Path(config.overrides_dir)
-    screening_overrides = read_screening_overrides(curation / "screening.csv")
-    affiliation_overrides = read_affiliation_overrides(curation / "affiliations.csv")
+    screening_overrides = read_screening_overrides(curation.path("screening.csv"))
+    affiliation_overrides = read_affiliation_overrides(curation.path("affiliations.csv"))
     curated = override_affiliations(affiliation_overrides)
     recorded = arxiv_affiliations(source)
-    printed = _snapshot_affiliations(context, openalex)
-    known = set(curated["arxiv_id"]) | set(recorded["arxiv_id"]) | set(printed["arxiv_id"])
-    looked_up, figures = _openalex_affiliations(
-        context, warehouse, openalex, [arxiv_id for arxiv_id in source["arxiv_id"] if arxiv_id not in known]
-    )
+    printed = openalex.recorded_affiliations(context.log)
+    unknown = papers_without_affiliations(source, curated, recorded, printed)
+    works = warehouse.read_table(RAW_OPENALEX_WORKS).filter(pl.col("arxiv_id").is_in(unknown))
+    looked_up = openalex_affiliations(works)
     affiliations = affiliations_by_precedence(curated, recorded, printed, looked_up)
     companies = [company for framework in frameworks() for company in framework.maintainer_companies]
     maintainers = maintainer_companies_of(source, affiliations, companies)
@@ -227,6 +170,5 @@ def paper_screening(
             ),
             maintainer_company_known=int(result["maintainer_company"].is_not_null().sum()),
             **waiting_overrides_metadata(waiting),
-            **figures,
         )
     )

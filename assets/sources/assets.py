@@ -5,23 +5,33 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import dagster as dg
+import polars as pl
 
+from assets.papers.affiliations import (
+    arxiv_affiliations,
+    override_affiliations,
+    papers_without_affiliations,
+    read_affiliation_overrides,
+)
 from assets.preview import table_metadata
 from assets.sources.arxiv import arxiv_entries_write, arxiv_entry_rows, quarantine_rows
 from assets.sources.frameworks import refresh_commits, refresh_threads, stored_state
+from orchestration.jobs import derived_automation
 from orchestration.partitions import daily_partitions, framework_partitions
-from orchestration.resources import ArxivSource, FrameworkSources
+from orchestration.resources import ArxivSource, Curation, FrameworkSources, OpenAlexSource
 from orchestration.settings import ASSET_OWNERS
 from orchestration.tables import (
+    CORE_PAPERS,
     RAW_ARXIV_ENTRIES,
     RAW_FRAMEWORK_DOCS,
     RAW_GIT_COMMITS,
     RAW_GITHUB_COMMENTS,
     RAW_GITHUB_THREADS,
+    RAW_OPENALEX_WORKS,
     RAW_QUARANTINE,
     catalog_metadata,
 )
-from orchestration.warehouse import WRITER_POOL, SliceWrite, Warehouse, write_slices
+from orchestration.warehouse import WRITER_POOL, SliceWrite, Warehouse, upsert_rows, write_slices
 
 # A range backfill must be one run (one paged query to arXiv); Dagster still labels the
 # parameter beta, and that notice would otherwise print on every load of the code location.
@@ -246,3 +256,52 @@ def framework_sources_refresh(
                     **requests,
                 ),
             )
+
+
+@dg.asset(
+    group_name="sources",
+    metadata=catalog_metadata(RAW_OPENALEX_WORKS),
+    owners=ASSET_OWNERS,
+    code_version="1",
+    kinds={"openalex", "duckdb"},
+    deps=[dg.AssetKey("papers")],
+    pool=WRITER_POOL,
+    automation_condition=derived_automation,
+)
+def openalex_works(
+    context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse, openalex: OpenAlexSource
+) -> dg.MaterializeResult:
+    """One cached OpenAlex answer per arXiv id asked (HTTP status and the authorships as
+    JSON), for the papers that overrides, arXiv and (in snapshot mode) the recorded
+    affiliations leave without any affiliation. Each paper is asked once; without
+    OPENALEX_API_KEY nothing is asked and the papers' maintainer company stays unknown."""
+    papers = warehouse.read_table(CORE_PAPERS, ["arxiv_id", "author_affiliations"])
+    curated = override_affiliations(read_affiliation_overrides(curation.path("affiliations.csv")))
+    wanted = papers_without_affiliations(
+        papers, curated, arxiv_affiliations(papers), openalex.recorded_affiliations(context.log)
+    )
+    cached = warehouse.read_table(RAW_OPENALEX_WORKS)
+    missing = sorted(set(wanted) - set(cached["arxiv_id"]))
+    figures: dict[str, object] = {"openalex_cached": cached.height, "openalex_requests": 0}
+    lookup = openalex.lookup()
+    if lookup is None:
+        if missing:
+            context.log.info(
+                f"openalex_works: OPENALEX_API_KEY is not set, so OpenAlex was skipped for {len(missing)} papers "
+                "without affiliations (their maintainer_company stays unknown)"
+            )
+        figures["openalex_skipped"] = len(missing)
+    elif missing:
+        try:
+            fetched = lookup.works(missing, context.log)
+        finally:
+            close = getattr(lookup, "close", None)
+            if close:
+                close()
+        if fetched.height:
+            with warehouse.connect() as conn:
+                upsert_rows(conn, RAW_OPENALEX_WORKS.name, fetched, ["arxiv_id"])
+            cached = pl.concat([cached.filter(~pl.col("arxiv_id").is_in(fetched["arxiv_id"].implode())), fetched])
+        figures["openalex_requests"] = getattr(lookup, "requests", fetched.height)
+        figures["openalex_fetched"] = fetched.height
+    return dg.MaterializeResult(metadata=table_metadata(cached, ["arxiv_id", "status", "fetched_at"], **figures))
