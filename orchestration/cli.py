@@ -89,13 +89,16 @@ def failure_reason(result) -> str:
     return "the run failed (see the log above)"
 
 
-def run(window: Window) -> None:
+def run(window: Window, snapshot: Path | None = None) -> None:
+    """Materialize everything for `window`, from the recorded data in `snapshot` where given."""
     import dagster as dg
 
-    from orchestration.definitions import defs
+    from orchestration.definitions import tracker_definitions
     from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
+    from orchestration.resources import build_resources
     from orchestration.settings import frameworks
 
+    defs = tracker_definitions(build_resources(snapshot_dir=str(snapshot) if snapshot else None))
     instance = dg.DagsterInstance.get()
     run_config = {"loggers": {"console": {"config": {"log_level": "INFO"}}}}
     # (label, job, partition key, tags): sources first, then what is derived from them.
@@ -125,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     run_parser.add_argument("--from", dest="first_day", type=_day, help=f"first day (default {HARVEST_START})")
     run_parser.add_argument("--to", dest="last_day", type=_day, help="last day (default yesterday, UTC)")
     run_parser.add_argument(
-        "--snapshot", metavar="DIR", help="read recorded data from DIR (sets TRACKER_SNAPSHOT_DIR)"
+        "--snapshot", metavar="DIR", help="read recorded data from DIR (instead of TRACKER_SNAPSHOT_DIR)"
     )
     commands.add_parser("ui", help="open the Dagster UI on this project (dagster dev)")
     args = parser.parse_args(argv)
@@ -134,13 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "ui":
             return subprocess.call([sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml"])
-        if args.snapshot:
-            snapshot = Path(args.snapshot).resolve()
-            if not (snapshot / "arxiv").is_dir():
-                raise CliError(f"--snapshot {args.snapshot}: no arxiv/ folder there (expected the snapshot format)")
-            os.environ["TRACKER_SNAPSHOT_DIR"] = str(snapshot)
+        snapshot = Path(args.snapshot).resolve() if args.snapshot else None
+        if snapshot and not (snapshot / "arxiv").is_dir():
+            raise CliError(f"--snapshot {args.snapshot}: no arxiv/ folder there (expected the snapshot format)")
         window = resolve_window(args.first_day, args.last_day, datetime.now(UTC).date())
-        run(window)
+        run(window, snapshot)
     except CliError as error:
         print(f"orchestration run: {error}", file=sys.stderr)
         return 1

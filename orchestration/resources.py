@@ -155,17 +155,19 @@ class Curation(dg.ConfigurableResource):
         return Path(self.overrides_dir) / file_name
 
 
-def build_resources() -> dict[str, dg.ConfigurableResource]:
-    """The resources of the code location, read from the environment at load time."""
+def build_resources(snapshot_dir: str | None = None) -> dict[str, dg.ConfigurableResource]:
+    """The resources of the code location, read from the environment at load time;
+    `snapshot_dir` (the CLI's --snapshot) wins over TRACKER_SNAPSHOT_DIR."""
+    snapshot = snapshot_dir or env_or("TRACKER_SNAPSHOT_DIR", None)
     return {
         "warehouse": Warehouse(database=env_or("TRACKER_DUCKDB_PATH", DEFAULT_DUCKDB_PATH)),
         "arxiv": ArxivSource(
             api_url=env_or("ARXIV_API_URL", DEFAULT_ARXIV_API_URL),
-            snapshot_dir=env_or("TRACKER_SNAPSHOT_DIR", None),
+            snapshot_dir=snapshot,
         ),
         "framework_sources": FrameworkSources(
             mirror_dir=env_or("TRACKER_MIRROR_DIR", DEFAULT_MIRROR_DIR),
-            snapshot_dir=env_or("TRACKER_SNAPSHOT_DIR", None),
+            snapshot_dir=snapshot,
             github_api_url=env_or("GITHUB_API_URL", DEFAULT_GITHUB_API_URL),
             github_token=env_or("GITHUB_TOKEN", None),
         ),
@@ -173,6 +175,6 @@ def build_resources() -> dict[str, dg.ConfigurableResource]:
         "openalex": OpenAlexSource(
             api_url=env_or("OPENALEX_API_URL", DEFAULT_OPENALEX_API_URL),
             api_key=env_or("OPENALEX_API_KEY", None),
-            snapshot_dir=env_or("TRACKER_SNAPSHOT_DIR", None),
+            snapshot_dir=snapshot,
         ),
     }
