@@ -81,6 +81,7 @@ class Framework:
     default_branch: str
     maintainer_companies: tuple[MaintainerCompany, ...]
     contribution_docs: tuple[str, ...]
+    names: tuple[str, ...] = ()
 
     @property
     def owner(self) -> str:
@@ -98,7 +99,8 @@ class Framework:
 
 _SLUG = re.compile(r"^[a-z][a-z0-9-]*$")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-_FRAMEWORK_KEYS = {"slug", "repo", "default_branch", "maintainer_companies", "contribution_docs"}
+_FRAMEWORK_KEYS = {"slug", "repo", "default_branch", "names", "maintainer_companies", "contribution_docs"}
+_NAME = re.compile(r"^[a-z0-9]+$")
 
 
 def parse_frameworks(raw: dict, path: Path = CONFIG_DIR / "frameworks.toml") -> tuple[Framework, ...]:
@@ -133,7 +135,10 @@ def parse_frameworks(raw: dict, path: Path = CONFIG_DIR / "frameworks.toml") -> 
         docs = entry.get("contribution_docs", ["CONTRIBUTING.md"])
         if not isinstance(docs, list) or not all(isinstance(d, str) and d for d in docs):
             raise ConfigError(f"{where}: 'contribution_docs' must be a list of paths")
-        frameworks.append(Framework(slug, repo, branch, tuple(companies), tuple(docs)))
+        names = entry.get("names", [slug.replace("-", "")])
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) and _NAME.match(n) for n in names):
+            raise ConfigError(f"{where}: 'names' must be a list of normalized names (lower-case letters and digits)")
+        frameworks.append(Framework(slug, repo, branch, tuple(companies), tuple(docs), tuple(names)))
     slugs = [f.slug for f in frameworks]
     duplicated = sorted({s for s in slugs if slugs.count(s) > 1})
     if duplicated:

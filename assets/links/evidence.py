@@ -30,6 +30,8 @@ documentation page, a recipe or example that comes with code, and tests are
 """
 
 import polars as pl
+
+from orchestration.settings import frameworks
 from orchestration.tables import CORE_EVIDENCE
 
 UTC_TIME = pl.Datetime("us", "UTC")
@@ -145,9 +147,10 @@ def alias_key(alias: pl.Expr) -> pl.Expr:
     return alias.str.to_lowercase().str.replace_all(_ALIAS_SEPARATORS, "")
 
 
-#: Names of the frameworks themselves (their systems papers' aliases): in a framework's
-#: own history they name the framework, not a method it took in.
-FRAMEWORK_NAMES = ("verl", "trl", "openrlhf", "nemorl", "nemo", "roll", "areal", "slime")
+#: Names of the frameworks themselves (their systems papers' aliases; `names` in
+#: frameworks.toml): in a framework's own history they name the framework, not a method
+#: it took in.
+FRAMEWORK_NAMES = tuple(name for framework in frameworks() for name in framework.names)
 
 
 def usable_aliases(aliases: pl.DataFrame) -> pl.DataFrame:
