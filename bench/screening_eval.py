@@ -3,7 +3,7 @@
     .venv/bin/python bench/screening_eval.py [--snapshot DIR] [--labels CSV] [--quiet]
 
 Reads the recorded arXiv papers of the snapshot (default ../shared/snapshots), applies
-the rules of assets/screening.py (without overrides: the rules alone are measured), and
+the rules of assets/papers/screening.py (without overrides: the rules alone are measured), and
 prints, on the labelled papers: precision, recall and F1 of `is_general_rl_method`, the
 accuracy of `large_policy` (unknown counts as a value of its own: the rules must say
 "unknown" where the text says nothing) and of `loss_change_kind`, then every disagreement.

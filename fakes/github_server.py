@@ -14,7 +14,7 @@ From a test or a script:
     with running_fake_github(fixtures) as base_url:
         ...  # GithubClient(base_url)
 
-or `python tests/fakes/github_server.py` to serve synthetic data of the seven
+or `python fakes/github_server.py` to serve synthetic data of the seven
 frameworks until interrupted.
 """
 
