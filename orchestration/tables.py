@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import dagster as dg
 import polars as pl
 
+from orchestration.settings import ASSET_OWNERS
+
 UTC_TIME = pl.Datetime("us", "UTC")
 
 
@@ -33,9 +35,15 @@ def table_schema(table: Table) -> dg.TableSchema:
     return dg.TableSchema(columns=[dg.TableColumn(name, str(dtype)) for name, dtype in table.schema.items()])
 
 
-def catalog_metadata(table: Table) -> dict[str, object]:
-    """Definition metadata that lets the catalog show the table and its columns before any run."""
-    return {"dagster/table_name": table.name, "dagster/column_schema": table_schema(table)}
+def catalog(table: Table, code_version: str = "1") -> dict[str, object]:
+    """The arguments of an asset's definition that put its table in the catalog before any
+    run: the table's name and columns, the owners, and the code version (raise it when the
+    asset's logic changes what it writes)."""
+    return {
+        "metadata": {"dagster/table_name": table.name, "dagster/column_schema": table_schema(table)},
+        "owners": ASSET_OWNERS,
+        "code_version": code_version,
+    }
 
 
 # --- raw: the sources as received -------------------------------------------------------

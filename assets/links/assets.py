@@ -15,7 +15,6 @@ from orchestration.as_of import read_as_of
 from orchestration.curation import about_known_papers, waiting_for_papers
 from orchestration.jobs import derived_automation
 from orchestration.resources import Curation, FrameworkSources
-from orchestration.settings import ASSET_OWNERS
 from orchestration.tables import (
     CORE_EVIDENCE,
     CORE_INCLUSIONS,
@@ -27,7 +26,7 @@ from orchestration.tables import (
     RAW_GIT_COMMITS,
     RAW_GITHUB_COMMENTS,
     RAW_GITHUB_THREADS,
-    catalog_metadata,
+    catalog,
 )
 from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table
 
@@ -45,9 +44,7 @@ def read_papers(warehouse: Warehouse) -> pl.DataFrame:
 
 @dg.asset(
     group_name="links",
-    metadata=catalog_metadata(CORE_EVIDENCE),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(CORE_EVIDENCE),
     kinds={"polars", "duckdb"},
     deps=[FRAMEWORK_COMMITS, FRAMEWORK_THREADS, FRAMEWORK_COMMENTS, PAPERS, PAPER_ALIASES],
     pool=WRITER_POOL,
@@ -83,9 +80,7 @@ def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Mate
 
 @dg.asset(
     group_name="links",
-    metadata=catalog_metadata(CORE_INCLUSIONS),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(CORE_INCLUSIONS),
     kinds={"polars", "duckdb"},
     deps=[evidence, FRAMEWORK_COMMITS, PAPERS],
     pool=WRITER_POOL,
@@ -127,9 +122,7 @@ def inclusions(context: dg.AssetExecutionContext, curation: Curation, warehouse:
 
 @dg.asset(
     group_name="links",
-    metadata=catalog_metadata(CORE_PROPOSALS),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(CORE_PROPOSALS),
     kinds={"polars", "duckdb"},
     deps=[evidence, inclusions, FRAMEWORK_THREADS, FRAMEWORK_COMMENTS],
     pool=WRITER_POOL,
@@ -170,9 +163,7 @@ def proposals(
 
 @dg.asset(
     group_name="links",
-    metadata=catalog_metadata(CORE_TRAINING_FAILURES),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(CORE_TRAINING_FAILURES),
     kinds={"polars", "duckdb"},
     deps=[evidence, inclusions, FRAMEWORK_THREADS],
     pool=WRITER_POOL,

@@ -19,23 +19,21 @@ from orchestration.clients.openalex import openalex_affiliations
 from orchestration.curation import waiting_for_papers
 from orchestration.jobs import derived_automation
 from orchestration.resources import Curation, OpenAlexSource
-from orchestration.settings import ASSET_OWNERS, frameworks
+from orchestration.settings import frameworks
 from orchestration.tables import (
     CORE_PAPER_ALIASES,
     CORE_PAPER_SCREENING,
     CORE_PAPERS,
     RAW_ARXIV_ENTRIES,
     RAW_OPENALEX_WORKS,
-    catalog_metadata,
+    catalog,
 )
 from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table
 
 
 @dg.asset(
     group_name="papers",
-    metadata=catalog_metadata(CORE_PAPERS),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(CORE_PAPERS),
     kinds={"polars", "duckdb"},
     deps=[dg.AssetKey("arxiv_entries")],
     pool=WRITER_POOL,
@@ -68,9 +66,7 @@ _PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affi
 
 @dg.asset(
     group_name="papers",
-    metadata=catalog_metadata(CORE_PAPER_ALIASES),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(CORE_PAPER_ALIASES),
     kinds={"polars", "duckdb"},
     deps=[papers],
     pool=WRITER_POOL,
@@ -109,9 +105,7 @@ def paper_aliases(context: dg.AssetExecutionContext, curation: Curation, warehou
 
 @dg.asset(
     group_name="papers",
-    metadata=catalog_metadata(CORE_PAPER_SCREENING),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(CORE_PAPER_SCREENING),
     kinds={"polars", "duckdb"},
     deps=[papers, dg.AssetKey("openalex_works")],
     pool=WRITER_POOL,

@@ -19,7 +19,6 @@ from assets.sources.frameworks import refresh_commits, refresh_threads, stored_s
 from orchestration.jobs import derived_automation
 from orchestration.partitions import daily_partitions, framework_partitions
 from orchestration.resources import ArxivSource, Curation, FrameworkSources, OpenAlexSource
-from orchestration.settings import ASSET_OWNERS
 from orchestration.tables import (
     CORE_PAPERS,
     RAW_ARXIV_ENTRIES,
@@ -29,7 +28,7 @@ from orchestration.tables import (
     RAW_GITHUB_THREADS,
     RAW_OPENALEX_WORKS,
     RAW_QUARANTINE,
-    catalog_metadata,
+    catalog,
 )
 from orchestration.warehouse import WRITER_POOL, SliceWrite, Warehouse, upsert_rows, write_slices
 
@@ -42,9 +41,7 @@ ALL_RESULTS_RECEIVED_CHECK = "received_every_entry_arxiv_counted"
 
 @dg.asset(
     group_name="sources",
-    metadata=catalog_metadata(RAW_ARXIV_ENTRIES),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(RAW_ARXIV_ENTRIES),
     kinds={"python", "duckdb"},
     partitions_def=daily_partitions,
     backfill_policy=dg.BackfillPolicy.single_run(),
@@ -144,9 +141,7 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_COMMITS,
             group_name="sources",
-            metadata=catalog_metadata(RAW_GIT_COMMITS),
-            owners=ASSET_OWNERS,
-            code_version="1",
+            **catalog(RAW_GIT_COMMITS),
             kinds={"git", "duckdb"},
             skippable=True,
             description=(
@@ -160,9 +155,7 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_DOCS,
             group_name="sources",
-            metadata=catalog_metadata(RAW_FRAMEWORK_DOCS),
-            owners=ASSET_OWNERS,
-            code_version="1",
+            **catalog(RAW_FRAMEWORK_DOCS),
             kinds={"git", "duckdb"},
             skippable=True,
             description=(
@@ -174,9 +167,7 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_THREADS,
             group_name="sources",
-            metadata=catalog_metadata(RAW_GITHUB_THREADS),
-            owners=ASSET_OWNERS,
-            code_version="1",
+            **catalog(RAW_GITHUB_THREADS),
             kinds={"github", "duckdb"},
             skippable=True,
             description="Issues and pull requests of the framework (raw.github_threads: one row per thread).",
@@ -184,9 +175,7 @@ FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
         dg.AssetSpec(
             FRAMEWORK_COMMENTS,
             group_name="sources",
-            metadata=catalog_metadata(RAW_GITHUB_COMMENTS),
-            owners=ASSET_OWNERS,
-            code_version="1",
+            **catalog(RAW_GITHUB_COMMENTS),
             kinds={"github", "duckdb"},
             skippable=True,
             description="Comments on the framework's issues and pull requests (raw.github_comments: one row per comment).",
@@ -260,9 +249,7 @@ def framework_sources_refresh(
 
 @dg.asset(
     group_name="sources",
-    metadata=catalog_metadata(RAW_OPENALEX_WORKS),
-    owners=ASSET_OWNERS,
-    code_version="1",
+    **catalog(RAW_OPENALEX_WORKS),
     kinds={"openalex", "duckdb"},
     deps=[dg.AssetKey("papers")],
     pool=WRITER_POOL,
