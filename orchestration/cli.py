@@ -177,41 +177,62 @@ def cli_tags() -> dict[str, str]:
     return tags
 
 
-def launched_by_dead_process(run: dg.DagsterRun, host: str) -> bool:
-    """Whether `run` was launched by this CLI on this host from a process that is gone."""
-    if run.tags.get(HOST_TAG) != host or not run.tags.get(PID_TAG, "").isdigit():
-        return False
-    pid = int(run.tags[PID_TAG])
+def process_gone(pid: int, recorded_start: str | None = None) -> bool:
+    """Whether no process `pid` runs on this host (or only a zombie, or a newer process
+    that reused the pid: its start differs from `recorded_start`)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except PermissionError:
         pass  # alive, another user's
-    recorded_start, start = run.tags.get(PROCESS_START_TAG), _process_start(pid)
+    start = _process_start(pid)
     return _is_zombie(pid) or bool(recorded_start and start and recorded_start != start)
 
 
+def worker_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:
+    """The pid of the process executing a run launched elsewhere (the UI): the first
+    engine event that names one ("Started process for run (pid: …)")."""
+    for entry in instance.all_logs(run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
+        pid = entry.dagster_event.engine_event_data.metadata.get("pid") if entry.dagster_event else None
+        if pid is not None and str(pid.value).isdigit():
+            return int(pid.value)
+    return None
+
+
+def dead_run_process(instance: dg.DagsterInstance, run: dg.DagsterRun, host: str) -> str | None:
+    """`pid N on host` of the process that ran `run` if that process is gone, else None.
+    A run launched from the UI has no host tag; its pid is this host's where Dagster's
+    storage is the local SQLite under DAGSTER_HOME (the default)."""
+    if PID_TAG in run.tags:
+        if run.tags.get(HOST_TAG) != host or not run.tags[PID_TAG].isdigit():
+            return None
+        pid, recorded_start = int(run.tags[PID_TAG]), run.tags.get(PROCESS_START_TAG)
+    elif "sqlite" in type(instance.run_storage).__module__:
+        pid, recorded_start = worker_pid(instance, run.run_id), None
+    else:
+        return None
+    return f"pid {pid} on {host}" if pid is not None and process_gone(pid, recorded_start) else None
+
+
 def release_dead_runs(instance: dg.DagsterInstance) -> list[str]:
-    """Report failed the CLI runs on this host whose process is gone, and free the pool
-    slots that finished runs still hold. Returns the ids of the runs reported failed."""
+    """Report failed the unfinished runs whose process on this host is gone, and free the
+    pool slots that finished runs still hold. Returns the ids of the runs reported failed."""
     host = socket.gethostname()
-    dead = [
-        record.dagster_run
-        for record in instance.get_run_records(dg.RunsFilter(statuses=UNFINISHED, tags={HOST_TAG: host}))
-        if launched_by_dead_process(record.dagster_run, host)
-    ]
-    for run in dead:
-        instance.report_run_failed(
-            run, f"The process that ran it (pid {run.tags[PID_TAG]} on {host}) is gone: killed or crashed."
-        )
+    released = []
+    for record in instance.get_run_records(dg.RunsFilter(statuses=UNFINISHED)):
+        run = record.dagster_run
+        process = dead_run_process(instance, run, host)
+        if process:
+            instance.report_run_failed(run, f"The process that ran it ({process}) is gone: killed or crashed.")
+            released.append(run.run_id)
     storage = instance.event_log_storage
     if storage.supports_global_concurrency_limits:
         for run_id in storage.get_concurrency_run_ids():
             run = instance.get_run_by_id(run_id)
             if run is None or run.is_finished:
                 storage.free_concurrency_slots_for_run(run_id)
-    return [run.run_id for run in dead]
+    return released
 
 
 def describe_run(instance: dg.DagsterInstance, run_id: str) -> str:
@@ -221,7 +242,7 @@ def describe_run(instance: dg.DagsterInstance, run_id: str) -> str:
     where = (
         f"pid {run.tags[PID_TAG]} on {run.tags[HOST_TAG]}"
         if PID_TAG in run.tags
-        else "not started by this CLI; if it is not running, terminate it in the UI"
+        else "started from the UI"
     )
     return f"run {run_id} ({run.job_name}, {run.status.value}, {where})"
 
@@ -397,9 +418,15 @@ def snapshot_folder(option: str) -> str:
     return str(snapshot)
 
 
-def serve_ui(environ: Mapping[str, str]) -> int:
+def ui_environment(environ: Mapping[str, str], home: Path, snapshot: str | None) -> dict[str, str]:
+    """The environment of `dagster dev`: its code location reads TRACKER_SNAPSHOT_DIR."""
+    return {**environ, "DAGSTER_HOME": str(home), **({"TRACKER_SNAPSHOT_DIR": snapshot} if snapshot else {})}
+
+
+def serve_ui(environ: Mapping[str, str], dev_args: list[str]) -> int:
     """`dagster dev` on this project, stopped with it on SIGTERM or Ctrl-C."""
-    server = subprocess.Popen([sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml"], env=dict(environ))
+    command = [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml", *dev_args]
+    server = subprocess.Popen(command, env=dict(environ))
     try:
         return server.wait()
     except Interrupted:
@@ -421,9 +448,13 @@ def main(argv: list[str] | None = None) -> int:
     run_parser.add_argument("--from", dest="first_day", type=_day, help=f"first day (default {HARVEST_START})")
     run_parser.add_argument("--to", dest="last_day", type=_day, help="last day (default yesterday, UTC)")
     run_parser.add_argument("--snapshot", metavar="DIR", help=snapshot_help)
-    ui_parser = commands.add_parser("ui", help="open the Dagster UI on this project (dagster dev)")
+    ui_parser = commands.add_parser(
+        "ui", help="open the Dagster UI on this project (dagster dev; other options, e.g. --port, go to it)"
+    )
     ui_parser.add_argument("--snapshot", metavar="DIR", help=snapshot_help + "; the schedules start stopped")
-    args = parser.parse_args(argv)
+    args, dev_args = parser.parse_known_args(argv)
+    if dev_args and args.command != "ui":
+        parser.error(f"unrecognized arguments: {' '.join(dev_args)}")
 
     prefix = f"orchestration {args.command}"
     home = Path(os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
@@ -441,8 +472,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "ui":
             if released:
                 print(f"{prefix}: marked {len(released)} run(s) failed whose process is gone", file=sys.stderr)
-            snapshot_env = {"TRACKER_SNAPSHOT_DIR": snapshot} if snapshot else {}
-            return serve_ui({**os.environ, "DAGSTER_HOME": str(home), **snapshot_env})
+            return serve_ui(ui_environment(os.environ, home, snapshot), dev_args)
     except CliError as error:
         print(f"{prefix}: {error}", file=sys.stderr, flush=True)
         if isinstance(error.__cause__, Interrupted):
