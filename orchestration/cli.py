@@ -283,7 +283,7 @@ def cli_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     console.setLevel(logging.INFO)
     console.setFormatter(_FirstLineFormatter())
     log.addHandler(console)
-    log_file = Path(init_context.logger_config["log_dir"]) / f"{init_context.run_id}.log"
+    log_file = run_log_file(Path(init_context.logger_config["log_dir"]), init_context.run_id)
     log_file.parent.mkdir(parents=True, exist_ok=True)
     to_file = logging.FileHandler(log_file, encoding="utf-8", delay=True)
     to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
@@ -291,8 +291,8 @@ def cli_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     return log
 
 
-def run_log_path(home: Path, run_id: str) -> Path:
-    return home / "run_logs" / f"{run_id}.log"
+def run_log_file(log_dir: Path, run_id: str) -> Path:
+    return log_dir / f"{run_id}.log"
 
 
 def failure_reason(result) -> str:
@@ -302,8 +302,7 @@ def failure_reason(result) -> str:
             error = event.step_failure_data.error
             while error.cls_name.startswith("Dagster") and error.cause is not None:
                 error = error.cause
-            message = error.message.strip().splitlines()[0] if error.message.strip() else error.cls_name
-            return f"{event.step_key}: {message}"
+            return f"{event.step_key}: {' '.join(error.message.split()) or error.cls_name}"
     return "the run failed before any step did"
 
 
@@ -368,7 +367,8 @@ def run(instance: dg.DagsterInstance, window: Window, home: Path) -> None:
     released = release_dead_runs(instance)
     if released:
         say(f"marked {len(released)} run(s) failed whose process is gone: {', '.join(released)}")
-    run_config = {"loggers": {"cli": {"config": {"log_dir": str(home / "run_logs")}}}}
+    log_dir = home / "run_logs"
+    run_config = {"loggers": {"cli": {"config": {"log_dir": str(log_dir)}}}}
     # (label, job, partition key, tags): sources first, then what is derived from them.
     stages = [
         (
@@ -382,7 +382,7 @@ def run(instance: dg.DagsterInstance, window: Window, home: Path) -> None:
     ]
     for label, job_name, partition_key, tags in stages:
         run_id = str(uuid.uuid4())
-        log_file = run_log_path(home, run_id)
+        log_file = run_log_file(log_dir, run_id)
         say(f"{label} ({job_name}, run {run_id})")
         job = defs.resolve_job_def(job_name)
         try:
