@@ -4,6 +4,7 @@ import dagster as dg
 
 from assets import frameworks, links, papers, sources
 from checks import links as link_checks
+from orchestration.cli import cli_logger
 from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
 from orchestration.resources import build_resources
 from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
@@ -19,4 +20,7 @@ defs = dg.Definitions(
     schedules=[daily_refresh, daily_framework_refresh],
     sensors=[derived_tables_sensor],
     resources=build_resources(),
+    # `console` stays the default (runs without logger config, as in the UI); `cli` is the
+    # one-line-per-message output of `python -m orchestration run`.
+    loggers={"console": dg.colored_console_logger, "cli": cli_logger},
 )
