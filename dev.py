@@ -2,7 +2,8 @@
 
     python3.11 dev.py run [ARGS]   materialize everything (python -m orchestration run ARGS)
     python3.11 dev.py test [ARGS]  run the test suite (pytest ARGS)
-    python3.11 dev.py ui           open the Dagster UI (dagster dev -w workspace.yaml)
+    python3.11 dev.py ui [ARGS]    open the Dagster UI (python -m orchestration ui ARGS,
+                                   e.g. --snapshot DIR)
 
 Needs nothing but Python 3.11 and git: the first call creates `.venv` and installs the
 project with its dev extra; later calls reinstall only when pyproject.toml changed.
@@ -61,7 +62,13 @@ def main(argv: list[str]) -> int:
         argv_out = [python, "-m", "pytest", *args]
     else:
         argv_out = [python, "-m", "orchestration", "ui", *args]
-    return subprocess.call(argv_out, cwd=ROOT, env=env)
+    if os.name == "nt":
+        return subprocess.call(argv_out, cwd=ROOT, env=env)
+    # Become the command, so that SIGTERM and Ctrl-C reach it directly: a wrapper would
+    # be killed first (SIGTERM) or kill its child outright (subprocess.call on Ctrl-C),
+    # leaving a run that never recorded its end.
+    os.chdir(ROOT)
+    os.execve(python, argv_out, env)
 
 
 if __name__ == "__main__":

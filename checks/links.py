@@ -27,7 +27,11 @@ def _gx_failures(frame: pl.DataFrame, name: str, expectations: list) -> list[str
     """What a great-expectations suite of `expectations` finds wrong in `frame`."""
     import great_expectations as gx  # slow to import: only when a check runs
 
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
     context = gx.get_context(mode="ephemeral")
+    # Its tqdm bars would fill the run's output; the check's metadata says what it found.
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
     batch_definition = (
         context.data_sources.add_pandas(f"{name}_source")
         .add_dataframe_asset(name)

@@ -6,6 +6,7 @@ from assets.links import assets as links
 from assets.papers import assets as papers
 from assets.sources import assets as sources
 from checks import links as link_checks
+from orchestration.cli import cli_logger
 from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
 from orchestration.resources import build_resources
 from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
@@ -15,9 +16,8 @@ asset_modules = [sources, papers, links]
 check_modules = [link_checks]
 
 
-
 def tracker_definitions(resources: dict[str, dg.ConfigurableResource]) -> dg.Definitions:
-    """Every asset, check, job, schedule and sensor, bound to `resources`."""
+    """Every asset, check, job, schedule, sensor and logger, bound to `resources`."""
     return dg.Definitions(
         assets=dg.load_assets_from_modules(asset_modules),
         asset_checks=dg.load_asset_checks_from_modules([*asset_modules, *check_modules]),
@@ -25,6 +25,9 @@ def tracker_definitions(resources: dict[str, dg.ConfigurableResource]) -> dg.Def
         schedules=[daily_refresh, daily_framework_refresh],
         sensors=[derived_tables_sensor],
         resources=resources,
+        # `console` stays the default (runs without logger config, as in the UI); `cli` is the
+        # one-line-per-message output of `python -m orchestration run`.
+        loggers={"console": dg.colored_console_logger, "cli": cli_logger},
     )
 
 

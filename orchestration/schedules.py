@@ -25,11 +25,18 @@ def daily_arxiv_request(
     return dg.RunRequest(run_key=f"arxiv_harvest:{last_day}", tags=partition_range_tags(first_day, last_day))
 
 
+def schedule_status() -> dg.DefaultScheduleStatus:
+    """On by default, except on recorded data (TRACKER_SNAPSHOT_DIR): there a 06:00 refresh
+    has nothing new to read."""
+    snapshot_mode = bool(dg.EnvVar("TRACKER_SNAPSHOT_DIR").get_value())
+    return dg.DefaultScheduleStatus.STOPPED if snapshot_mode else dg.DefaultScheduleStatus.RUNNING
+
+
 @dg.schedule(
     cron_schedule="0 6 * * *",
     execution_timezone="UTC",
     job=arxiv_harvest_job,
-    default_status=dg.DefaultScheduleStatus.RUNNING,
+    default_status=schedule_status(),
     description="Every day at 06:00 UTC: harvest the previous day's arXiv submissions.",
 )
 def daily_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
@@ -43,7 +50,7 @@ def daily_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.S
     cron_schedule="0 6 * * *",
     execution_timezone="UTC",
     job=framework_refresh_job,
-    default_status=dg.DefaultScheduleStatus.RUNNING,
+    default_status=schedule_status(),
     description="Every day at 06:00 UTC: refresh each of the seven frameworks (one run per framework).",
 )
 def daily_framework_refresh(context: dg.ScheduleEvaluationContext) -> Iterator[dg.RunRequest]:

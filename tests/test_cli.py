@@ -11,7 +11,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from orchestration.cli import CliError, resolve_window
+from orchestration.cli import CliError, resolve_window, ui_environment
 from tests.helpers import REPO_ROOT, shared_snapshots
 
 
@@ -69,6 +69,26 @@ def test_a_missing_snapshot_folder_is_a_one_line_error(tmp_path):
     result = run_cli(tmp_path, "--snapshot", str(tmp_path / "nowhere"))
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1].startswith("orchestration run: --snapshot")
+
+
+def test_the_ui_gets_the_snapshot_folder_in_its_environment_only(tmp_path, monkeypatch):
+    monkeypatch.delenv("TRACKER_SNAPSHOT_DIR", raising=False)
+    environ = ui_environment({"PATH": "/bin"}, tmp_path / "home", str(tmp_path / "snapshot"))
+    assert environ == {"PATH": "/bin", "DAGSTER_HOME": str(tmp_path / "home"), "TRACKER_SNAPSHOT_DIR": str(tmp_path / "snapshot")}
+    assert "TRACKER_SNAPSHOT_DIR" not in ui_environment({"PATH": "/bin"}, tmp_path / "home", None)
+    assert "TRACKER_SNAPSHOT_DIR" not in os.environ
+
+
+def test_the_ui_refuses_a_missing_snapshot_folder_in_one_line(tmp_path):
+    environ = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster_home")}
+    result = subprocess.run(
+        [sys.executable, "-m", "orchestration", "ui", "--snapshot", str(tmp_path / "nowhere")],
+        cwd=REPO_ROOT, env=environ, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"orchestration ui: --snapshot {tmp_path / 'nowhere'}: no arxiv/ folder there (expected the snapshot format)"
+    ]
 
 
 @pytest.mark.snapshots

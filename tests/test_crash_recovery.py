@@ -1,0 +1,180 @@
+"""A crash never blocks the next run: `python -m orchestration run` subprocesses killed
+(SIGKILL) or stopped (SIGTERM) while they hold the warehouse writers' pool slot.
+
+The invented snapshot's arxiv/2025-02.xml starts as a named pipe: the arXiv step opens
+it and blocks while holding the slot, so the signal lands at a known point. Replacing
+the pipe by the recorded file lets the next run finish."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from tests.helpers import REPO_ROOT
+from tests.cli_fixtures import (
+    WINDOW,
+    month_feed,
+    read_until,
+    run_cli,
+    run_statuses,
+    start_cli,
+    table_hashes,
+    wait_until,
+    write_snapshot,
+    writer_slot_holders,
+)
+
+pytestmark = pytest.mark.timeout(420)
+
+BLOCKING_FILE = Path("arxiv") / "2025-02.xml"
+
+
+def snapshot_with_a_blocking_file(folder: Path) -> Path:
+    snapshot = write_snapshot(folder)
+    (snapshot / BLOCKING_FILE).unlink()
+    os.mkfifo(snapshot / BLOCKING_FILE)
+    return snapshot
+
+
+def unblock(snapshot: Path) -> None:
+    """The recorded file in place of the pipe (a reader blocked on the pipe stays blocked)."""
+    (snapshot / BLOCKING_FILE).unlink()
+    (snapshot / BLOCKING_FILE).write_text(month_feed(2))
+
+
+def clean_run_hashes(tmp_path: Path, snapshot: Path) -> dict[str, str]:
+    clean = run_cli(tmp_path / "clean_home", tmp_path / "clean.duckdb", "run", "--snapshot", str(snapshot), *WINDOW)
+    assert clean.returncode == 0, clean.stderr[-3000:]
+    return table_hashes(tmp_path / "clean.duckdb")
+
+
+def test_a_run_killed_holding_the_writer_slot_does_not_block_the_next(tmp_path):
+    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    try:
+        read_until(killed, "(arxiv_harvest, run ")  # the instance is set up: the test may open it too
+        holders = wait_until(lambda: writer_slot_holders(home), 120, "the first run to hold the writer slot")
+    finally:
+        killed.kill()
+        killed.wait()
+    assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.STARTED  # it could not record its end
+
+    unblock(snapshot)
+    started = time.monotonic()
+    rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert f"marked 1 run(s) failed whose process is gone: {holders[0]}" in rerun.stderr
+    assert time.monotonic() - started < 240
+    assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.FAILURE
+    assert writer_slot_holders(home) == []
+
+    assert table_hashes(warehouse) == clean_run_hashes(tmp_path, snapshot)
+
+
+def test_a_waiting_run_names_the_holder_and_goes_on_when_the_holder_dies(tmp_path):
+    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    holder = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    waiter = None
+    try:
+        read_until(holder, "(arxiv_harvest, run ")
+        holder_run = wait_until(lambda: writer_slot_holders(home), 120, "the first run to hold the writer slot")[0]
+        waiter = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+        waiting = read_until(waiter, "waiting for")
+        assert f"waiting for the duckdb_writer pool slot, held by run {holder_run}" in waiting
+        assert f"pid {holder.pid}" in waiting
+        unblock(snapshot)
+        holder.kill()
+        holder.wait()
+        _, rest = waiter.communicate(timeout=240)
+        assert waiter.returncode == 0, rest[-3000:]
+    finally:
+        for process in (holder, waiter):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    assert run_statuses(home)[holder_run] == dg.DagsterRunStatus.FAILURE
+
+
+def test_sigterm_stops_a_run_at_once_with_one_line_and_frees_its_slot(tmp_path):
+    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    stopped = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    try:
+        read_until(stopped, "(arxiv_harvest, run ")
+        held = wait_until(lambda: writer_slot_holders(home), 120, "the run to hold the writer slot")[0]
+        stopped.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        _, stderr = stopped.communicate(timeout=30)
+    finally:
+        if stopped.poll() is None:
+            stopped.kill()
+            stopped.wait()
+    assert time.monotonic() - sent < 10
+    assert stopped.returncode == 128 + signal.SIGTERM
+    last_line = stderr.strip().splitlines()[-1]
+    assert last_line.startswith("orchestration run: stopped by SIGTERM during arXiv 2025-01-01 .. 2025-02-28")
+    assert f"run {held} marked canceled" in last_line
+    assert "Traceback" not in stderr
+    assert run_statuses(home)[held] == dg.DagsterRunStatus.CANCELED
+    assert writer_slot_holders(home) == []
+
+    unblock(snapshot)
+    rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert "whose process is gone" not in rerun.stderr  # nothing was left to clean up
+
+
+def test_a_failing_run_ends_with_its_reason_and_where_the_trace_is(tmp_path):
+    snapshot = write_snapshot(tmp_path / "snapshot")
+    (snapshot / "arxiv" / "2025-02.xml").write_text("<feed")  # cut off
+    home = tmp_path / "home"
+    result = run_cli(home, tmp_path / "tracker.duckdb", "run", "--snapshot", str(snapshot), *WINDOW)
+    assert result.returncode == 1
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("orchestration run: arXiv 2025-01-01 .. 2025-02-28 failed: arxiv_entries: ")
+    assert "2025-02.xml" in last_line
+    log_file = Path(last_line.rsplit("full log: ", 1)[1].rstrip(")"))
+    assert log_file.parent == home / "run_logs" and log_file.is_file()
+    assert "Stack Trace" in log_file.read_text()  # the trace is in the log file ...
+    for noise in ("Traceback", "Stack Trace", "Calculating Metrics", "Telemetry", "Welcome to Dagster"):
+        assert noise not in result.stderr  # ... not on the terminal
+    assert "arxiv_entries: fetching 2025-01-01 .. 2025-02-28" in result.stderr  # progress stays
+
+
+def test_an_older_instance_config_gains_the_new_settings_and_keeps_its_own(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text("concurrency:\n  pools:\n    default_limit: 1\nrun_monitoring:\n  poll_interval_seconds: 5\n")
+    result = run_cli(home, tmp_path / "tracker.duckdb", "run", "--snapshot", str(tmp_path / "nowhere"))
+    assert result.returncode == 1  # the instance is prepared before the options are checked
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        assert instance.run_monitoring_enabled
+        assert instance.run_monitoring_settings["poll_interval_seconds"] == 5  # the user's value
+        assert instance.run_monitoring_settings["free_slots_after_run_end_seconds"] == 60
+        assert instance.get_concurrency_config().pool_config.default_pool_limit == 1
+
+
+def test_the_schedules_are_off_on_recorded_data_and_on_otherwise(tmp_path):
+    def statuses(**env: str) -> str:
+        environ = {k: v for k, v in os.environ.items() if k != "TRACKER_SNAPSHOT_DIR"} | env
+        script = (
+            "from orchestration.definitions import defs\n"
+            "print(sorted((s.name, s.default_status.value) for s in defs.schedules))"
+        )
+        return subprocess.run(
+            [sys.executable, "-c", script], cwd=REPO_ROOT, env=environ, capture_output=True, text=True, check=True, timeout=120
+        ).stdout.strip()
+
+    live = statuses()
+    assert live == str([("daily_framework_refresh", "RUNNING"), ("daily_refresh", "RUNNING")])
+    recorded = statuses(TRACKER_SNAPSHOT_DIR=str(tmp_path))
+    assert recorded == str([("daily_framework_refresh", "STOPPED"), ("daily_refresh", "STOPPED")])
