@@ -120,8 +120,8 @@ def paper_screening(
     `loss_change_kind` with its cue, `code_released`/`code_url`, `maintainer_company`
     (null when no affiliation is known) with `affiliation_source` (overrides, then arXiv's
     field, then in snapshot mode the recorded affiliations, then OpenAlex's answers cached
-    in raw.openalex_works). `verdict_source`
-    says whether overrides/screening.csv replaced the rules' verdict.
+    in raw.openalex_works). `verdict_source` says whether overrides/screening.csv
+    replaced the rules' verdict.
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     screening_overrides = read_screening_overrides(curation.path("screening.csv"))
