@@ -35,6 +35,7 @@ from pathlib import Path
 import dagster as dg
 import yaml
 
+from orchestration.partitions import cohort_partition_key
 from orchestration.settings import HARVEST_START
 from orchestration.warehouse import WRITER_POOL
 
@@ -97,6 +98,29 @@ def _raise_interrupted(signum: int, _frame) -> None:
 class Window:
     first_day: date
     last_day: date
+
+    @property
+    def first_cohort(self) -> str:
+        return cohort_of_day(self.first_day)
+
+    @property
+    def last_cohort(self) -> str:
+        return cohort_of_day(self.last_day)
+
+
+def cohort_of_day(day: date) -> str:
+    """The quarterly cohort a day belongs to: 2025-05-17 -> 2025-Q2."""
+    return f"{day.year}-Q{(day.month - 1) // 3 + 1}"
+
+
+def cohort_window(cohort: str, today: date) -> Window:
+    """The days of a cohort's quarter, up to yesterday (UTC) for the quarter in progress."""
+    try:
+        first_day = date.fromisoformat(cohort_partition_key(cohort))
+    except ValueError as error:
+        raise CliError(f"--cohort {cohort}: {error}") from error
+    next_quarter = date(first_day.year + first_day.month // 10, (first_day.month + 2) % 12 + 1, 1)
+    return resolve_window(first_day, min(next_quarter - timedelta(days=1), today - timedelta(days=1)), today)
 
 
 def _day(text: str) -> date:
@@ -362,7 +386,7 @@ def end_run(instance: dg.DagsterInstance, run_id: str, reason: str, *, canceled:
 def run(instance: dg.DagsterInstance, window: Window, home: Path, snapshot: str | None = None) -> None:
     """Materialize everything for `window`, from the recorded data in `snapshot` where given."""
     from orchestration.definitions import tracker_definitions
-    from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
+    from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_job, framework_refresh_job
     from orchestration.resources import build_resources
     from orchestration.settings import frameworks
 
@@ -382,6 +406,15 @@ def run(instance: dg.DagsterInstance, window: Window, home: Path, snapshot: str 
         ),
         *((f"framework {f.slug}", framework_refresh_job.name, f.slug, {}) for f in frameworks()),
         ("derived tables", derived_job.name, None, {}),
+        (
+            f"cohort metrics {window.first_cohort} .. {window.last_cohort}",
+            cohort_metrics_job.name,
+            None,
+            {
+                RANGE_START_TAG: cohort_partition_key(window.first_cohort),
+                RANGE_END_TAG: cohort_partition_key(window.last_cohort),
+            },
+        ),
     ]
     for label, job_name, partition_key, tags in stages:
         run_id = str(uuid.uuid4())
@@ -450,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     run_parser = commands.add_parser("run", help="materialize every asset for a window")
     run_parser.add_argument("--from", dest="first_day", type=_day, help=f"first day (default {HARVEST_START})")
     run_parser.add_argument("--to", dest="last_day", type=_day, help="last day (default yesterday, UTC)")
+    run_parser.add_argument(
+        "--cohort", metavar="YYYY-QN", help="one quarterly cohort (2025-Q2): its days, the links, its metrics"
+    )
     run_parser.add_argument("--snapshot", metavar="DIR", help=snapshot_help)
     ui_parser = commands.add_parser(
         "ui", help="open the Dagster UI on this project (dagster dev; other options, e.g. --port, go to it)"
@@ -468,7 +504,14 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "ui":
                 released = release_dead_runs(instance)
             else:
-                window = resolve_window(args.first_day, args.last_day, datetime.now(UTC).date())
+                today = datetime.now(UTC).date()
+                if args.cohort and (args.first_day or args.last_day):
+                    raise CliError("--cohort names the window itself: give it without --from and --to")
+                window = (
+                    cohort_window(args.cohort, today)
+                    if args.cohort
+                    else resolve_window(args.first_day, args.last_day, today)
+                )
                 run(instance, window, home, snapshot)
         if args.command == "ui":
             if released:

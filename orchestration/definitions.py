@@ -3,17 +3,19 @@
 import dagster as dg
 
 from assets.links import assets as links
+from assets.metrics import assets as metrics
 from assets.papers import assets as papers
 from assets.sources import assets as sources
 from checks import links as link_checks
+from checks import metrics as metric_checks
 from orchestration.cli import cli_logger
-from orchestration.jobs import arxiv_harvest_job, derived_job, framework_refresh_job
+from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_job, framework_refresh_job
 from orchestration.resources import build_resources
 from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
 
-asset_modules = [sources, papers, links]
+asset_modules = [sources, papers, links, metrics]
 #: Modules with asset checks only (they import the assets they check).
-check_modules = [link_checks]
+check_modules = [link_checks, metric_checks]
 
 
 def tracker_definitions(resources: dict[str, dg.ConfigurableResource]) -> dg.Definitions:
@@ -21,7 +23,7 @@ def tracker_definitions(resources: dict[str, dg.ConfigurableResource]) -> dg.Def
     return dg.Definitions(
         assets=dg.load_assets_from_modules(asset_modules),
         asset_checks=dg.load_asset_checks_from_modules([*asset_modules, *check_modules]),
-        jobs=[arxiv_harvest_job, framework_refresh_job, derived_job],
+        jobs=[arxiv_harvest_job, framework_refresh_job, derived_job, cohort_metrics_job],
         schedules=[daily_refresh, daily_framework_refresh],
         sensors=[derived_tables_sensor],
         resources=resources,

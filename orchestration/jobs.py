@@ -35,12 +35,26 @@ framework_refresh_job = dg.define_asset_job(
     description="Refresh one framework's commits, issues, pull requests, comments and contribution rules.",
 )
 
-#: What the derived-tables job and sensor recompute: the derived groups, and the
-#: OpenAlex lookup of the papers without affiliations, which screening reads.
-DERIVED_SELECTION = dg.AssetSelection.groups(*DERIVED_GROUPS) | dg.AssetSelection.assets("openalex_works")
+#: The metrics partitioned by quarterly cohort (orchestration/partitions.py): their own job.
+COHORT_METRICS = ("cohort_inclusion", "included_vs_peers", "time_to_inclusion")
+
+#: What the derived-tables job and sensor recompute: the derived groups, the OpenAlex
+#: lookup of the papers without affiliations, which screening reads, and the metrics that
+#: describe all cohorts at once.
+DERIVED_SELECTION = (
+    dg.AssetSelection.groups(*DERIVED_GROUPS)
+    | dg.AssetSelection.assets("openalex_works")
+    | (dg.AssetSelection.groups("metrics") - dg.AssetSelection.assets(*COHORT_METRICS))
+)
 
 derived_job = dg.define_asset_job(
     "derived_tables",
     selection=DERIVED_SELECTION,
     description="Recompute every table derived from the sources.",
+)
+
+cohort_metrics_job = dg.define_asset_job(
+    "cohort_metrics",
+    selection=dg.AssetSelection.assets(*COHORT_METRICS),
+    description="Recompute the cohort tables of the selected quarters (a range runs as one run).",
 )

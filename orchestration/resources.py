@@ -10,6 +10,7 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
+from orchestration.clients.reports import LiveReportTextSource, ReportTextSource, SnapshotReportTextSource
 from orchestration.clients.arxiv import ArxivClient, LiveArxivClient, SnapshotArxivClient
 from orchestration.clients.git import DEFAULT_REMOTE_URL_TEMPLATE, CommitSource, GitMirrorCommits, SnapshotCommits
 from orchestration.clients.github import GithubApiThreads, GithubClient, SnapshotThreads, ThreadSource
@@ -57,6 +58,13 @@ class ArxivSource(dg.ConfigurableResource):
             backoff_s=self.backoff_s,
             timeout_s=self.timeout_s,
         )
+
+    def report_texts(self) -> ReportTextSource:
+        """Where the text of technical reports comes from: the recorded excerpts in
+        <dir>/reports/ in snapshot mode, else arXiv."""
+        if self.snapshot_dir:
+            return SnapshotReportTextSource(self.snapshot_dir)
+        return LiveReportTextSource()
 
 
 class FrameworkSources(dg.ConfigurableResource):

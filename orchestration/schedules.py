@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 import dagster as dg
 
-from orchestration.jobs import DERIVED_SELECTION, arxiv_harvest_job, framework_refresh_job, partition_range_tags
+from orchestration.jobs import COHORT_METRICS, DERIVED_SELECTION, arxiv_harvest_job, framework_refresh_job, partition_range_tags
 from orchestration.settings import HARVEST_START, frameworks
 
 #: Days the daily refresh harvests, ending yesterday. arXiv lists a submission only once
@@ -61,7 +61,7 @@ def daily_framework_refresh(context: dg.ScheduleEvaluationContext) -> Iterator[d
 
 derived_tables_sensor = dg.AutomationConditionSensorDefinition(
     "derived_tables_automation",
-    target=DERIVED_SELECTION,
+    target=DERIVED_SELECTION | dg.AssetSelection.assets(*COHORT_METRICS),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Recomputes derived tables once their inputs have new materializations.",
+    description="Recomputes derived tables and every quarter's metrics once their inputs have new materializations.",
 )

@@ -332,3 +332,145 @@ CORE_TRAINING_FAILURES = Table(
     },
     "One issue reporting a training failure, and the implementation it concerns where it names one.",
 )
+
+
+# --- metrics: the study's tables, as of a date --------------------------------------------
+
+METRICS_COHORT_INCLUSION = Table(
+    "metrics.cohort_inclusion",
+    {
+        "cohort": pl.Utf8(),  # 2025-Q2
+        "framework": pl.Utf8(),  # a framework slug, or `any`
+        "papers": pl.Int64(),
+        "general_methods": pl.Int64(),
+        "included": pl.Int64(),
+        "included_within_180d": pl.Int64(),
+        "share_within_180d": pl.Float64(),
+        "window_closed": pl.Boolean(),
+        "provisional_until": pl.Date(),
+        "as_of": UTC_TIME,
+    },
+    "One cohort x framework (or `any`): general methods included, and within 180 days of v1.",
+)
+
+METRICS_INCLUDED_VS_PEERS = Table(
+    "metrics.included_vs_peers",
+    {
+        "cohort": pl.Utf8(),  # 2025-Q2, or `pooled` (the closed cohorts)
+        "feature": pl.Utf8(),  # large_policy | loss_tweak | code_released
+        "maintainers_excluded": pl.Boolean(),
+        "included_n": pl.Int64(),
+        "included_with": pl.Int64(),
+        "peers_n": pl.Int64(),
+        "peers_with": pl.Int64(),
+        "unknown_included": pl.Int64(),
+        "unknown_peers": pl.Int64(),
+        "unknown_affiliation_included": pl.Int64(),
+        "unknown_affiliation_peers": pl.Int64(),
+        "p_value": pl.Float64(),  # two-sided Fisher's exact test
+    },
+    "One cohort (or `pooled`) x feature x scope: included general methods against their peers.",
+)
+
+METRICS_THREAD_COVERAGE = Table(
+    "metrics.thread_coverage",
+    {
+        "framework": pl.Utf8(),  # a framework slug, or `any`
+        "measure": pl.Utf8(),
+        "count": pl.Int64(),
+        "total": pl.Int64(),
+        "share": pl.Float64(),
+        "median_days": pl.Float64(),
+        "max_days": pl.Float64(),
+    },
+    "One framework (or `any`) x measure of threads: methods nobody proposed, proposals by outcome, replies.",
+)
+
+METRICS_FAILURE_REPORTS = Table(
+    "metrics.failure_reports",
+    {
+        "arxiv_id": pl.Utf8(),
+        "framework": pl.Utf8(),
+        "included_at": UTC_TIME,
+        "commit_sha": pl.Utf8(),
+        "number": pl.Int64(),  # the failure issue; null: the implementation has none
+        "title": pl.Utf8(),
+        "url": pl.Utf8(),
+        "state": pl.Utf8(),
+        "created_at": UTC_TIME,
+        "failure_kinds": pl.List(pl.Utf8()),
+        "linked_by": pl.Utf8(),
+    },
+    "One included implementation x training-failure issue concerning it (null issue: none).",
+)
+
+METRICS_FAILURE_REPORT_COVERAGE = Table(
+    "metrics.failure_report_coverage",
+    {
+        "framework": pl.Utf8(),  # a framework slug, or `any`
+        "implementations": pl.Int64(),
+        "with_failure_report": pl.Int64(),
+        "share_without_report": pl.Float64(),
+        "failure_reports": pl.Int64(),
+        "unlinked_failure_reports": pl.Int64(),
+    },
+    "One framework (or `any`): the share of included implementations with no public failure report.",
+)
+
+METRICS_TIME_TO_INCLUSION = Table(
+    "metrics.time_to_inclusion",
+    {
+        "cohort": pl.Utf8(),  # 2025-Q2, or `pooled`
+        "day": pl.Float64(),
+        "at_risk": pl.Int64(),
+        "events": pl.Int64(),
+        "censored": pl.Int64(),
+        "survival": pl.Float64(),
+        "lower": pl.Float64(),
+        "upper": pl.Float64(),
+    },
+    "One cohort (or `pooled`) x day of the Kaplan-Meier estimate of days from v1 to first inclusion.",
+)
+
+METRICS_INCLUSION_LAGS = Table(
+    "metrics.inclusion_lags",
+    {
+        "framework": pl.Utf8(),  # a framework, or `any` (each method's first inclusion)
+        "included": pl.Int64(),
+        "before_v1": pl.Int64(),
+        "within_180d": pl.Int64(),
+        "min_days": pl.Float64(),
+        "p25_days": pl.Float64(),
+        "median_days": pl.Float64(),
+        "p75_days": pl.Float64(),
+        "max_days": pl.Float64(),
+    },
+    "One framework (or `any`): the distribution of days from v1 to inclusion of general methods.",
+)
+
+METRICS_FIRST_INCLUSIONS = Table(
+    "metrics.first_inclusions",
+    {
+        "arxiv_id": pl.Utf8(),
+        "framework": pl.Utf8(),
+        "rank": pl.Int64(),  # 1: the first framework to include it
+        "frameworks": pl.Int64(),
+        "included_at": UTC_TIME,
+        "lag_days": pl.Float64(),
+        "days_after_first": pl.Float64(),
+    },
+    "One included method x framework: in which order the frameworks included it.",
+)
+
+METRICS_TECH_REPORT_COVERAGE = Table(
+    "metrics.tech_report_coverage",
+    {
+        "report_id": pl.Utf8(),
+        "model": pl.Utf8(),
+        "arxiv_id": pl.Utf8(),
+        "method": pl.Utf8(),
+        "stated": pl.Utf8(),  # named | parts | no | no_text
+        "evidence": pl.Utf8(),
+    },
+    "One technical report x widely included method: whether the report states it, and where.",
+)

@@ -34,19 +34,9 @@ from assets.metrics.windows import (
     in_utc,
     utc_as_of,
 )
+from orchestration.tables import METRICS_COHORT_INCLUSION
 
-COHORT_INCLUSION_SCHEMA: dict[str, pl.DataType] = {
-    "cohort": pl.Utf8(),
-    "framework": pl.Utf8(),
-    "papers": pl.Int64(),
-    "general_methods": pl.Int64(),
-    "included": pl.Int64(),
-    "included_within_180d": pl.Int64(),
-    "share_within_180d": pl.Float64(),
-    "window_closed": pl.Boolean(),
-    "provisional_until": pl.Date(),
-    "as_of": UTC_TIME,
-}
+COHORT_INCLUSION_SCHEMA = METRICS_COHORT_INCLUSION.schema
 
 
 def screened_papers(papers: pl.DataFrame, screening: pl.DataFrame, cohorts: Sequence[str]) -> pl.DataFrame:

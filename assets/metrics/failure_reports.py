@@ -40,29 +40,11 @@ import polars as pl
 from assets.links.evidence import UTC_TIME
 from assets.metrics.cohort_inclusion import inclusions_as_of
 from assets.metrics.windows import ANY_FRAMEWORK, in_utc, utc_as_of, with_any_framework
+from orchestration.tables import METRICS_FAILURE_REPORTS, METRICS_FAILURE_REPORT_COVERAGE
 
-IMPLEMENTATION_FAILURE_SCHEMA: dict[str, pl.DataType] = {
-    "arxiv_id": pl.Utf8(),
-    "framework": pl.Utf8(),
-    "included_at": UTC_TIME,
-    "commit_sha": pl.Utf8(),
-    "number": pl.Int64(),
-    "title": pl.Utf8(),
-    "url": pl.Utf8(),
-    "state": pl.Utf8(),
-    "created_at": UTC_TIME,
-    "failure_kinds": pl.List(pl.Utf8()),
-    "linked_by": pl.Utf8(),
-}
+IMPLEMENTATION_FAILURE_SCHEMA = METRICS_FAILURE_REPORTS.schema
 
-FAILURE_COVERAGE_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "implementations": pl.Int64(),
-    "with_failure_report": pl.Int64(),
-    "share_without_report": pl.Float64(),
-    "failure_reports": pl.Int64(),
-    "unlinked_failure_reports": pl.Int64(),
-}
+FAILURE_COVERAGE_SCHEMA = METRICS_FAILURE_REPORT_COVERAGE.schema
 
 
 def _reports_by_as_of(training_failures: pl.DataFrame, as_of: datetime, frameworks: Sequence[str]) -> pl.DataFrame:

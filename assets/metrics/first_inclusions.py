@@ -23,16 +23,9 @@ import polars as pl
 
 from assets.links.evidence import UTC_TIME
 from assets.metrics.windows import days_between, in_utc, utc_as_of
+from orchestration.tables import METRICS_FIRST_INCLUSIONS
 
-FIRST_INCLUSION_SCHEMA: dict[str, pl.DataType] = {
-    "arxiv_id": pl.Utf8(),
-    "framework": pl.Utf8(),
-    "rank": pl.Int64(),
-    "frameworks": pl.Int64(),
-    "included_at": UTC_TIME,
-    "lag_days": pl.Float64(),
-    "days_after_first": pl.Float64(),
-}
+FIRST_INCLUSION_SCHEMA = METRICS_FIRST_INCLUSIONS.schema
 
 
 def first_inclusions(inclusions: pl.DataFrame, as_of: datetime, frameworks: Sequence[str]) -> pl.DataFrame:

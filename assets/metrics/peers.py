@@ -37,6 +37,7 @@ import polars as pl
 from assets.papers.affiliations import NO_MAINTAINER_COMPANY
 from assets.metrics.cohort_inclusion import earliest_inclusions, inclusions_as_of, screened_papers
 from assets.metrics.windows import ANY_FRAMEWORK, POOLED, cohort_windows, cohorts_through, utc_as_of
+from orchestration.tables import METRICS_INCLUDED_VS_PEERS
 
 #: Loss changes that tweak an existing loss rather than replace it.
 LOSS_TWEAK_KINDS = ("coefficient", "clip", "mask", "weight")
@@ -47,20 +48,7 @@ FEATURES: dict[str, pl.Expr] = {
     "code_released": pl.col("code_released"),
 }
 
-PEERS_SCHEMA: dict[str, pl.DataType] = {
-    "cohort": pl.Utf8(),
-    "feature": pl.Utf8(),
-    "maintainers_excluded": pl.Boolean(),
-    "included_n": pl.Int64(),
-    "included_with": pl.Int64(),
-    "peers_n": pl.Int64(),
-    "peers_with": pl.Int64(),
-    "unknown_included": pl.Int64(),
-    "unknown_peers": pl.Int64(),
-    "unknown_affiliation_included": pl.Int64(),
-    "unknown_affiliation_peers": pl.Int64(),
-    "p_value": pl.Float64(),
-}
+PEERS_SCHEMA = METRICS_INCLUDED_VS_PEERS.schema
 
 
 def fisher_exact_two_sided(a: int, b: int, c: int, d: int) -> float | None:

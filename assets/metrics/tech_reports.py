@@ -34,15 +34,9 @@ from assets.papers.aliases import SOURCES as ALIAS_SOURCES
 from assets.papers.aliases import normalized_name
 from assets.links.evidence import normalized_prose, prose_matches, prose_patterns
 from assets.metrics.cohort_inclusion import inclusions_as_of
+from orchestration.tables import METRICS_TECH_REPORT_COVERAGE
 
-TECH_REPORT_COVERAGE_SCHEMA: dict[str, pl.DataType] = {
-    "report_id": pl.Utf8(),
-    "model": pl.Utf8(),
-    "arxiv_id": pl.Utf8(),
-    "method": pl.Utf8(),
-    "stated": pl.Utf8(),
-    "evidence": pl.Utf8(),
-}
+TECH_REPORT_COVERAGE_SCHEMA = METRICS_TECH_REPORT_COVERAGE.schema
 STATED = ("named", "parts", "no", "no_text")
 
 #: A sentence ends at . ! ? before a capital, a bullet or a bracket; a bullet starts one.

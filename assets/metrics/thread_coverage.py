@@ -55,16 +55,9 @@ from assets.metrics.windows import (
     with_any_framework,
 )
 from assets.links.proposals import MAINTAINER_ASSOCIATIONS
+from orchestration.tables import METRICS_THREAD_COVERAGE
 
-THREAD_COVERAGE_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),
-    "measure": pl.Utf8(),
-    "count": pl.Int64(),
-    "total": pl.Int64(),
-    "share": pl.Float64(),
-    "median_days": pl.Float64(),
-    "max_days": pl.Float64(),
-}
+THREAD_COVERAGE_SCHEMA = METRICS_THREAD_COVERAGE.schema
 
 PROPOSAL_OUTCOMES = (
     "included_later",

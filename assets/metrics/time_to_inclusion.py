@@ -45,29 +45,11 @@ from assets.metrics.cohort_inclusion import (
     within_window,
 )
 from assets.metrics.windows import ANY_FRAMEWORK, POOLED, cohorts_through, days_between, observation_ends, utc_as_of
+from orchestration.tables import METRICS_INCLUSION_LAGS, METRICS_TIME_TO_INCLUSION
 
-SURVIVAL_SCHEMA: dict[str, pl.DataType] = {
-    "cohort": pl.Utf8(),
-    "day": pl.Float64(),
-    "at_risk": pl.Int64(),
-    "events": pl.Int64(),
-    "censored": pl.Int64(),
-    "survival": pl.Float64(),
-    "lower": pl.Float64(),
-    "upper": pl.Float64(),
-}
+SURVIVAL_SCHEMA = METRICS_TIME_TO_INCLUSION.schema
 
-LAG_SCHEMA: dict[str, pl.DataType] = {
-    "framework": pl.Utf8(),  # a framework, or `any` (each method's first inclusion)
-    "included": pl.Int64(),  # general methods included by the as-of date
-    "before_v1": pl.Int64(),  # of those, included before their first arXiv version (negative lag)
-    "within_180d": pl.Int64(),
-    "min_days": pl.Float64(),
-    "p25_days": pl.Float64(),
-    "median_days": pl.Float64(),
-    "p75_days": pl.Float64(),
-    "max_days": pl.Float64(),
-}
+LAG_SCHEMA = METRICS_INCLUSION_LAGS.schema
 
 
 def _general_methods(papers: pl.DataFrame, screening: pl.DataFrame, as_of: datetime) -> pl.DataFrame:

@@ -1,6 +1,5 @@
 """Source assets: what arXiv published and what each framework publishes, stored as received."""
 
-import warnings
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -32,9 +31,6 @@ from orchestration.tables import (
 )
 from orchestration.warehouse import WRITER_POOL, SliceWrite, Warehouse, upsert_rows, write_slices
 
-# A range backfill must be one run (one paged query to arXiv); Dagster still labels the
-# parameter beta, and that notice would otherwise print on every load of the code location.
-warnings.filterwarnings("ignore", message=r"Parameter `backfill_policy`", category=dg.BetaWarning)
 
 ALL_RESULTS_RECEIVED_CHECK = "received_every_entry_arxiv_counted"
 

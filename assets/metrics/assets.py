@@ -1,0 +1,442 @@
+"""The metrics stage: the study's tables, recomputed as of a date from the links.
+
+The cohort tables (`cohort_inclusion`, `included_vs_peers`, `time_to_inclusion`) are
+partitioned by quarterly cohort: a run writes the rows of its quarters (and the `pooled`
+rows, which it recomputes from the same inputs) in one transaction. The other tables
+describe all cohorts at once. Every figure is measured to the run's as-of date
+(orchestration/as_of.py) and counts a framework only as far as its newest commit.
+"""
+
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import dagster as dg
+import polars as pl
+
+from assets.metrics.cohort_inclusion import cohort_inclusion as cohort_inclusion_of
+from assets.metrics.failure_reports import failure_report_coverage as failure_report_coverage_of
+from assets.metrics.failure_reports import implementation_failure_reports
+from assets.metrics.invariants import reopened_windows
+from assets.metrics.first_inclusions import first_inclusions as first_inclusions_of
+from assets.metrics.peers import included_vs_peers as included_vs_peers_of
+from assets.metrics.tech_reports import tech_report_coverage as tech_report_coverage_of
+from assets.metrics.thread_coverage import thread_coverage as thread_coverage_of
+from assets.metrics.time_to_inclusion import inclusion_lags as inclusion_lags_of
+from assets.metrics.time_to_inclusion import time_to_inclusion as time_to_inclusion_of
+from assets.metrics.windows import POOLED
+from assets.preview import table_metadata
+from orchestration.as_of import read_as_of
+from orchestration.clients.reports import tech_report_config
+from orchestration.jobs import derived_automation
+from orchestration.partitions import cohort_label, cohort_partitions
+from orchestration.resources import ArxivSource, FrameworkSources
+from orchestration.settings import frameworks
+from orchestration.tables import (
+    CORE_EVIDENCE,
+    CORE_INCLUSIONS,
+    CORE_PAPER_ALIASES,
+    CORE_PAPER_SCREENING,
+    CORE_PAPERS,
+    CORE_PROPOSALS,
+    CORE_TRAINING_FAILURES,
+    METRICS_COHORT_INCLUSION,
+    METRICS_FAILURE_REPORT_COVERAGE,
+    METRICS_FAILURE_REPORTS,
+    METRICS_FIRST_INCLUSIONS,
+    METRICS_INCLUDED_VS_PEERS,
+    METRICS_INCLUSION_LAGS,
+    METRICS_TECH_REPORT_COVERAGE,
+    METRICS_THREAD_COVERAGE,
+    METRICS_TIME_TO_INCLUSION,
+    RAW_GIT_COMMITS,
+    RAW_GITHUB_COMMENTS,
+    Table,
+    catalog,
+)
+from orchestration.warehouse import (
+    WRITER_POOL,
+    SliceWrite,
+    Warehouse,
+    read_frame,
+    replace_table,
+    table_exists,
+    write_slices,
+)
+
+PAPERS = dg.AssetKey("papers")
+PAPER_SCREENING = dg.AssetKey("paper_screening")
+PAPER_ALIASES = dg.AssetKey("paper_aliases")
+FRAMEWORK_COMMITS = dg.AssetKey("framework_commits")
+FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
+EVIDENCE = dg.AssetKey("evidence")
+INCLUSIONS = dg.AssetKey("inclusions")
+PROPOSALS = dg.AssetKey("proposals")
+TRAINING_FAILURES = dg.AssetKey("training_failures")
+
+CLOSED_WINDOWS_CHECK = "closed_windows_stay_closed"
+
+#: The cohort tables follow their inputs in every quarter, not only the newest one: a
+#: provisional quarter's figures change as frameworks include its methods.
+cohort_automation = derived_automation.without(dg.AutomationCondition.in_latest_time_window())
+
+
+@dataclass(frozen=True)
+class MetricInputs:
+    """What every metric reads: the papers, their verdicts, the inclusions, how far each
+    framework is observed (its newest commit), the as-of date and the frameworks."""
+
+    papers: pl.DataFrame
+    screening: pl.DataFrame
+    inclusions: pl.DataFrame
+    observed: pl.DataFrame
+    as_of: datetime
+    frameworks: list[str]
+
+    def general_inclusions(self) -> pl.DataFrame:
+        """The inclusions of papers that propose a general RL method (the study's scope)."""
+        general = self.screening.filter(pl.col("is_general_rl_method").fill_null(False)).select("arxiv_id")
+        return self.inclusions.join(general, on="arxiv_id", how="semi")
+
+
+def observed_through(warehouse: Warehouse) -> pl.DataFrame:
+    """`framework`, `observed_through`: each framework's newest known commit."""
+    with warehouse.connect() as conn:
+        if not table_exists(conn, RAW_GIT_COMMITS.name):
+            return pl.DataFrame(schema={"framework": pl.Utf8, "observed_through": RAW_GIT_COMMITS.schema["committed_at"]})
+        frame = read_frame(
+            conn,
+            f"SELECT framework, max(committed_at) AS observed_through FROM {RAW_GIT_COMMITS.name} GROUP BY framework",
+        )
+    return frame.cast({"observed_through": RAW_GIT_COMMITS.schema["committed_at"]}).sort("framework")
+
+
+def read_metric_inputs(warehouse: Warehouse, framework_sources: FrameworkSources) -> MetricInputs:
+    return MetricInputs(
+        papers=warehouse.read_table(CORE_PAPERS),
+        screening=warehouse.read_table(CORE_PAPER_SCREENING),
+        inclusions=warehouse.read_table(CORE_INCLUSIONS),
+        observed=observed_through(warehouse),
+        # The one wall-clock read: live, the as-of date is the run's date.
+        as_of=read_as_of(warehouse, framework_sources, now=datetime.now(UTC)),
+        frameworks=[framework.slug for framework in frameworks()],
+    )
+
+
+def partition_cohorts(context: dg.AssetExecutionContext) -> list[str]:
+    """The cohort labels of the run's partitions (one, or a range in a single-run backfill)."""
+    return [cohort_label(key) for key in context.partition_keys]
+
+
+def write_cohorts(warehouse: Warehouse, table: Table, rows: pl.DataFrame, cohorts: list[str]) -> pl.DataFrame:
+    """Replace the rows of `cohorts` (and the `pooled` rows, recomputed from the same
+    inputs) in one transaction; return the rows written."""
+    written = rows.filter(pl.col("cohort").is_in([*cohorts, POOLED]))
+    placeholders = ", ".join("?" for _ in [*cohorts, POOLED])
+    with warehouse.connect() as conn:
+        write_slices(conn, [SliceWrite(table.name, written, f"cohort IN ({placeholders})", [*cohorts, POOLED])])
+    return written
+
+
+def as_of_metadata(inputs: MetricInputs, cohorts: list[str] | None = None) -> dict[str, object]:
+    figures: dict[str, object] = {"as_of": inputs.as_of.isoformat()}
+    if cohorts is not None:
+        figures["cohorts"] = ", ".join(cohorts)
+    return figures
+
+
+def describe_cohorts(rows: pl.DataFrame) -> list[str]:
+    """One line per cohort of the `any` rows: the figure people quote, and whether it may still change."""
+    return [
+        f"{row['cohort']}: {row['included_within_180d']} of {row['general_methods']} general methods included "
+        f"within 180 days ({'closed' if row['window_closed'] else 'provisional until ' + str(row['provisional_until'])})"
+        for row in rows.filter(pl.col("framework") == "any").sort("cohort").iter_rows(named=True)
+    ]
+
+
+@dg.asset(
+    group_name="metrics",
+    **catalog(METRICS_COHORT_INCLUSION),
+    kinds={"polars", "duckdb"},
+    partitions_def=cohort_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    deps=[PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
+    pool=WRITER_POOL,
+    automation_condition=cohort_automation,
+    check_specs=[
+        dg.AssetCheckSpec(
+            CLOSED_WINDOWS_CHECK,
+            asset="cohort_inclusion",
+            blocking=True,
+            description="A cohort's window, once closed in a framework, stays closed: new rows that would "
+            "reopen one are not written (the data went backwards: a history rewritten or a source lost).",
+        )
+    ],
+)
+def cohort_inclusion(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per cohort (the quarter of the papers' v1, read as 2025-Q2) x framework
+    (`any`: at least one): screened papers, general RL methods, how many were included by
+    the as-of date and how many within 180 days of v1 (a negative lag counts), the share,
+    and whether the cohort's 180-day window is closed there or the figures are provisional
+    (until `provisional_until`)."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    cohorts = partition_cohorts(context)
+    rows = cohort_inclusion_of(
+        inputs.papers, inputs.screening, inputs.inclusions, inputs.observed, inputs.as_of, inputs.frameworks
+    )
+    stored = warehouse.read_table(METRICS_COHORT_INCLUSION).filter(pl.col("cohort").is_in(cohorts))
+    reopened = reopened_windows(stored, rows.filter(pl.col("cohort").is_in(cohorts)))
+    closed_check = dg.AssetCheckResult(
+        check_name=CLOSED_WINDOWS_CHECK,
+        passed=not reopened,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description="; ".join(reopened[:10]) or None,
+        metadata={"reopened": len(reopened)},
+    )
+    if reopened:
+        context.log.error(f"cohort_inclusion: not written, {len(reopened)} closed window(s) would reopen")
+        return dg.MaterializeResult(metadata=as_of_metadata(inputs, cohorts), check_results=[closed_check])
+    written = write_cohorts(warehouse, METRICS_COHORT_INCLUSION, rows, cohorts)
+    summary = describe_cohorts(written)
+    context.log.info(f"cohort_inclusion as of {inputs.as_of:%Y-%m-%d}: {'; '.join(summary) or 'no cohort'}")
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            written.filter(pl.col("framework") == "any"),
+            ["cohort", "papers", "general_methods", "included", "included_within_180d", "share_within_180d",
+             "window_closed", "provisional_until"],
+            summary=dg.MetadataValue.md("\n".join(f"- {line}" for line in summary) or "no cohort"),
+            **as_of_metadata(inputs, cohorts),
+        ),
+        check_results=[closed_check],
+    )
+
+
+@dg.asset(
+    group_name="metrics",
+    **catalog(METRICS_INCLUDED_VS_PEERS),
+    kinds={"polars", "duckdb"},
+    partitions_def=cohort_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    deps=[PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
+    pool=WRITER_POOL,
+    automation_condition=cohort_automation,
+)
+def included_vs_peers(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per cohort (or `pooled`: the cohorts whose window is closed) x feature
+    (large_policy, loss_tweak, code_released) x scope (all general methods, or those with
+    no maintainer-company author): included general methods against the other general
+    methods of the same quarters, with counts, unknowns reported apart, and the two-sided
+    Fisher's exact p-value."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    cohorts = partition_cohorts(context)
+    rows = included_vs_peers_of(
+        inputs.papers, inputs.screening, inputs.inclusions, inputs.observed, inputs.as_of, inputs.frameworks
+    )
+    written = write_cohorts(warehouse, METRICS_INCLUDED_VS_PEERS, rows, cohorts)
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            written.filter(pl.col("cohort") == POOLED),
+            ["feature", "maintainers_excluded", "included_with", "included_n", "peers_with", "peers_n", "p_value"],
+            **as_of_metadata(inputs, cohorts),
+        )
+    )
+
+
+@dg.asset(
+    group_name="metrics",
+    **catalog(METRICS_TIME_TO_INCLUSION),
+    kinds={"polars", "duckdb"},
+    partitions_def=cohort_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    deps=[PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
+    pool=WRITER_POOL,
+    automation_condition=cohort_automation,
+)
+def time_to_inclusion(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per cohort (or `pooled`) x day of the Kaplan-Meier estimate of the days
+    from a general method's v1 to its first inclusion anywhere: at risk, events,
+    censorings (methods not included by the as-of date or the earliest framework's
+    observation end), the survival estimate and its 95% band."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    cohorts = partition_cohorts(context)
+    rows = time_to_inclusion_of(
+        inputs.papers, inputs.screening, inputs.inclusions, inputs.observed, inputs.as_of, inputs.frameworks
+    )
+    written = write_cohorts(warehouse, METRICS_TIME_TO_INCLUSION, rows, cohorts)
+    final = written.group_by("cohort", maintain_order=True).last().sort("cohort")
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            final,
+            ["cohort", "day", "at_risk", "events", "censored", "survival", "lower", "upper"],
+            **as_of_metadata(inputs, cohorts),
+        )
+    )
+
+
+def _unpartitioned(table: Table, deps: list[dg.AssetKey]) -> dict[str, object]:
+    """The definition arguments shared by the metrics that describe all cohorts at once."""
+    return {
+        "group_name": "metrics",
+        **catalog(table),
+        "kinds": {"polars", "duckdb"},
+        "deps": deps,
+        "pool": WRITER_POOL,
+        "automation_condition": derived_automation,
+    }
+
+
+def _replace(warehouse: Warehouse, table: Table, rows: pl.DataFrame) -> pl.DataFrame:
+    with warehouse.connect() as conn:
+        replace_table(conn, table.name, rows.cast(table.schema))
+    return rows
+
+
+@dg.asset(**_unpartitioned(METRICS_THREAD_COVERAGE, [PAPERS, PAPER_SCREENING, INCLUSIONS, EVIDENCE, PROPOSALS, FRAMEWORK_COMMENTS, FRAMEWORK_COMMITS]))
+def thread_coverage(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per framework (or `any`) x measure: the share of never-included general
+    methods that no thread cites or names, the proposals by outcome (included later,
+    turned away, merged without inclusion, open with and without a reply, with their
+    ages), replies and maintainers' first replies, and how long proposals preceded
+    inclusions."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    rows = thread_coverage_of(
+        inputs.papers,
+        inputs.screening,
+        inputs.inclusions,
+        warehouse.read_table(CORE_EVIDENCE),
+        warehouse.read_table(CORE_PROPOSALS),
+        warehouse.read_table(RAW_GITHUB_COMMENTS),
+        inputs.observed,
+        inputs.as_of,
+        inputs.frameworks,
+    )
+    _replace(warehouse, METRICS_THREAD_COVERAGE, rows)
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            rows.filter(pl.col("framework") == "any"),
+            ["measure", "count", "total", "share", "median_days", "max_days"],
+            **as_of_metadata(inputs),
+        )
+    )
+
+
+@dg.asset(**_unpartitioned(METRICS_FAILURE_REPORTS, [PAPER_SCREENING, INCLUSIONS, TRAINING_FAILURES, FRAMEWORK_COMMITS]))
+def failure_reports(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per included implementation of a general method (paper x framework) x
+    training-failure issue concerning it; an implementation nobody reported a failure of
+    has one row with empty issue columns."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    rows = implementation_failure_reports(
+        inputs.general_inclusions(), warehouse.read_table(CORE_TRAINING_FAILURES), inputs.as_of, inputs.frameworks
+    )
+    _replace(warehouse, METRICS_FAILURE_REPORTS, rows)
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            rows.filter(pl.col("number").is_not_null()),
+            ["arxiv_id", "framework", "number", "failure_kinds", "linked_by", "title"],
+            implementations=rows.select("arxiv_id", "framework").n_unique(),
+            **as_of_metadata(inputs),
+        )
+    )
+
+
+@dg.asset(**_unpartitioned(METRICS_FAILURE_REPORT_COVERAGE, [PAPER_SCREENING, INCLUSIONS, TRAINING_FAILURES, FRAMEWORK_COMMITS]))
+def failure_report_coverage(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per framework (or `any`): included implementations of general methods, how
+    many have a public training-failure report, the share without one, and the failure
+    issues that concern no known implementation."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    rows = failure_report_coverage_of(
+        inputs.general_inclusions(), warehouse.read_table(CORE_TRAINING_FAILURES), inputs.as_of, inputs.frameworks
+    )
+    _replace(warehouse, METRICS_FAILURE_REPORT_COVERAGE, rows)
+    return dg.MaterializeResult(metadata=table_metadata(rows, **as_of_metadata(inputs)))
+
+
+@dg.asset(**_unpartitioned(METRICS_INCLUSION_LAGS, [PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS]))
+def inclusion_lags(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per framework (or `any`: each method's first inclusion): how many general
+    methods it included by the as-of date, how many before their v1 and within 180 days,
+    and the quartiles of the days from v1 to inclusion."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    rows = inclusion_lags_of(inputs.papers, inputs.screening, inputs.inclusions, inputs.as_of, inputs.frameworks)
+    _replace(warehouse, METRICS_INCLUSION_LAGS, rows)
+    return dg.MaterializeResult(metadata=table_metadata(rows, **as_of_metadata(inputs)))
+
+
+@dg.asset(**_unpartitioned(METRICS_FIRST_INCLUSIONS, [PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS]))
+def first_inclusions(
+    context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
+) -> dg.MaterializeResult:
+    """One row per included general method x framework: the order in which the frameworks
+    included it (`rank` 1: first), the lag after v1 and the days after the first inclusion."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    rows = first_inclusions_of(inputs.general_inclusions(), inputs.as_of, inputs.frameworks)
+    _replace(warehouse, METRICS_FIRST_INCLUSIONS, rows)
+    first = rows.filter(pl.col("rank") == 1).group_by("framework").len().sort("len", descending=True)
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            rows,
+            ["arxiv_id", "framework", "rank", "frameworks", "lag_days", "days_after_first"],
+            first_to_include=dg.MetadataValue.md(
+                "\n".join(f"- {framework}: {count}" for framework, count in first.iter_rows()) or "none"
+            ),
+            **as_of_metadata(inputs),
+        )
+    )
+
+
+@dg.asset(**_unpartitioned(METRICS_TECH_REPORT_COVERAGE, [PAPERS, PAPER_SCREENING, PAPER_ALIASES, INCLUSIONS, FRAMEWORK_COMMITS]))
+def tech_report_coverage(
+    context: dg.AssetExecutionContext,
+    warehouse: Warehouse,
+    framework_sources: FrameworkSources,
+    arxiv: ArxivSource,
+) -> dg.MaterializeResult:
+    """One row per configured technical report (orchestration/config/tech_reports.toml) x
+    widely included general method (in at least K frameworks): whether the report names
+    the method (`named`), states only parts of it (`parts`), neither (`no`: in snapshot mode
+    "not in the recorded excerpts"), or has no known text (`no_text`), with the sentence."""
+    inputs = read_metric_inputs(warehouse, framework_sources)
+    config = tech_report_config()
+    reports = config.report_frame()
+    texts = arxiv.report_texts().report_texts(reports["report_id"].to_list())
+    rows = tech_report_coverage_of(
+        reports,
+        texts,
+        inputs.papers,
+        warehouse.read_table(CORE_PAPER_ALIASES),
+        inputs.general_inclusions(),
+        config.naming_frame(),
+        config.part_frame(),
+        inputs.as_of,
+        inputs.frameworks,
+        config.widely_included_frameworks,
+    )
+    _replace(warehouse, METRICS_TECH_REPORT_COVERAGE, rows)
+    stated = rows.group_by("stated").len().sort("stated")
+    return dg.MaterializeResult(
+        metadata=table_metadata(
+            rows.filter(pl.col("stated") != "no"),
+            ["report_id", "model", "method", "stated", "evidence"],
+            reports=reports.height,
+            reports_with_text=texts["report_id"].n_unique(),
+            widely_included_methods=rows["arxiv_id"].n_unique(),
+            stated=dg.MetadataValue.md("\n".join(f"- {kind}: {count}" for kind, count in stated.iter_rows())),
+            **as_of_metadata(inputs),
+        )
+    )
