@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import dagster as dg
@@ -11,13 +12,24 @@ PREVIEW_ROWS = 10
 _CELL_CHARS = 80
 
 
+#: Control characters (tab and newline become spaces first).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+#: Characters markdown reads as markup inside a table cell: links and images ([text](url)),
+#: emphasis, code, the cell border; raw HTML and autolinks (`<`, `&`) are escaped as entities below.
+_MARKDOWN = re.compile(r"([\\`*_\[\]|])")
+
+
 def _cell(value: object) -> str:
+    """`value` as the text of one markdown table cell: titles, bodies and commit messages
+    come from the sources, so markup in them (HTML, links, `javascript:` URLs) stays text."""
     if value is None:
         return ""
     if isinstance(value, list):
         value = ", ".join(str(item) for item in value)
-    text = str(value).replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 1] + "…"
+    text = _CONTROL.sub("", str(value).replace("\t", " ").replace("\r", " ").replace("\n", " "))
+    text = text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 1] + "…"
+    text = text.replace("&", "&amp;").replace("<", "&lt;")
+    return _MARKDOWN.sub(r"\\\1", text)
 
 
 def markdown_preview(frame: pl.DataFrame, columns: Sequence[str] | None = None, rows: int = PREVIEW_ROWS) -> str:

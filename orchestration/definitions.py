@@ -6,6 +6,7 @@ from assets.links import assets as links
 from assets.metrics import assets as metrics
 from assets.papers import assets as papers
 from assets.sources import assets as sources
+from assets.tracker import assets as tracker
 from checks import links as link_checks
 from checks import metrics as metric_checks
 from orchestration.cli import cli_logger
@@ -13,7 +14,7 @@ from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_jo
 from orchestration.resources import build_resources
 from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
 
-asset_modules = [sources, papers, links, metrics]
+asset_modules = [sources, papers, links, metrics, tracker]
 #: Modules with asset checks only (they import the assets they check).
 check_modules = [link_checks, metric_checks]
 

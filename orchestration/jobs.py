@@ -38,13 +38,17 @@ framework_refresh_job = dg.define_asset_job(
 #: The metrics partitioned by quarterly cohort (orchestration/partitions.py): their own job.
 COHORT_METRICS = ("cohort_inclusion", "included_vs_peers", "time_to_inclusion")
 
+#: The published tracker: built last, after the cohort metrics it shows.
+TRACKER_SITE = "tracker_site"
+
 #: What the derived-tables job and sensor recompute: the derived groups, the OpenAlex
-#: lookup of the papers without affiliations, which screening reads, and the metrics that
-#: describe all cohorts at once.
+#: lookup of the papers without affiliations, which screening reads, the metrics that
+#: describe all cohorts at once, and the tracker's tables (the method switches).
 DERIVED_SELECTION = (
     dg.AssetSelection.groups(*DERIVED_GROUPS)
     | dg.AssetSelection.assets("openalex_works")
     | (dg.AssetSelection.groups("metrics") - dg.AssetSelection.assets(*COHORT_METRICS))
+    | (dg.AssetSelection.groups("tracker") - dg.AssetSelection.assets(TRACKER_SITE))
 )
 
 derived_job = dg.define_asset_job(
@@ -55,6 +59,7 @@ derived_job = dg.define_asset_job(
 
 cohort_metrics_job = dg.define_asset_job(
     "cohort_metrics",
-    selection=dg.AssetSelection.assets(*COHORT_METRICS),
-    description="Recompute the cohort tables of the selected quarters (a range runs as one run).",
+    selection=dg.AssetSelection.assets(*COHORT_METRICS, TRACKER_SITE),
+    description="Recompute the cohort tables of the selected quarters (a range runs as one run), "
+    "then the published tracker (site, open data, feed).",
 )

@@ -25,6 +25,7 @@ DEFAULT_DUCKDB_PATH = "data/tracker.duckdb"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
 DEFAULT_MIRROR_DIR = "data/mirrors"
+DEFAULT_SITE_DIR = "data/site"
 
 
 def env_or(name: str, default: str | None) -> dg.EnvVar | str | None:
@@ -163,6 +164,12 @@ class Curation(dg.ConfigurableResource):
         return Path(self.overrides_dir) / file_name
 
 
+class TrackerSite(dg.ConfigurableResource):
+    """Where the published tracker (static site, open data, feed) is written."""
+
+    site_dir: str = Field(default=DEFAULT_SITE_DIR, description="The site's folder (TRACKER_SITE_DIR).")
+
+
 def build_resources(snapshot_dir: str | None = None) -> dict[str, dg.ConfigurableResource]:
     """The resources of the code location, read from the environment at load time;
     `snapshot_dir` (the CLI's --snapshot) wins over TRACKER_SNAPSHOT_DIR."""
@@ -185,4 +192,5 @@ def build_resources(snapshot_dir: str | None = None) -> dict[str, dg.Configurabl
             api_key=env_or("OPENALEX_API_KEY", None),
             snapshot_dir=snapshot,
         ),
+        "site": TrackerSite(site_dir=env_or("TRACKER_SITE_DIR", DEFAULT_SITE_DIR)),
     }

@@ -333,6 +333,20 @@ CORE_TRAINING_FAILURES = Table(
     "One issue reporting a training failure, and the implementation it concerns where it names one.",
 )
 
+CORE_METHOD_SWITCHES = Table(
+    "core.method_switches",
+    {
+        "arxiv_id": pl.Utf8(),
+        "framework": pl.Utf8(),
+        "key": pl.Utf8(),  # `algorithm.adv_estimator`, `loss_type`, `--use_kl_loss`, a dataclass field
+        "value": pl.Utf8(),  # `grpo`, `dr_grpo`; null for a bare flag or an identifier of code
+        "path": pl.Utf8(),  # the implementing commit's file it was read from
+        "commit_sha": pl.Utf8(),  # the inclusion's commit
+        "rank": pl.Int32(),  # 1: the value names the method, 2: the key, 3: only the file's path
+    },
+    "One configuration key or flag that turns a paper's method on in a framework, from the implementing commit.",
+)
+
 
 # --- metrics: the study's tables, as of a date --------------------------------------------
 

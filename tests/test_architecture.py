@@ -70,12 +70,19 @@ def test_a_wrong_way_import_is_found(tmp_path, module, source, expected):
     assert wrong_way_imports(tmp_path) == expected
 
 
+#: Assets that write files, not a warehouse table: the published tracker.
+FILE_ASSETS = {"tracker_site"}
+
+
 def test_every_table_asset_shows_its_contract_table_in_the_catalog():
     from orchestration import tables
     from orchestration.definitions import defs
 
     contract = {table.name: table for table in vars(tables).values() if isinstance(table, tables.Table)}
     for spec in defs.resolve_all_asset_specs():
+        if spec.key.to_user_string() in FILE_ASSETS:
+            assert spec.owners and spec.code_version
+            continue
         name = spec.metadata.get("dagster/table_name")
         assert name in contract, f"{spec.key.to_user_string()}: no dagster/table_name of the table contract"
         assert spec.metadata["dagster/column_schema"] == tables.table_schema(contract[name])
