@@ -151,7 +151,7 @@ def survival_chart(time_to_inclusion: pl.DataFrame) -> Figure:
     confidence band shaded, censorings marked with `+`."""
     title = "General RL methods not yet included in any framework"
     with _style():
-        figure = _figure(7.5, 4.5)
+        figure = _figure(8.5, 4.5)
         if time_to_inclusion.is_empty():
             return _no_data(figure, title)
         from matplotlib.ticker import PercentFormatter
@@ -187,7 +187,7 @@ def survival_chart(time_to_inclusion: pl.DataFrame) -> Figure:
         axes.set_xlabel("days since v1")
         axes.set_ylabel("share not yet included")
         axes.set_title(title + "\nKaplan-Meier estimate, 95% band shaded, + = censored")
-        axes.legend(fontsize=8, frameon=False, loc="lower left")
+        figure.legend(fontsize=8, frameon=False, loc="outside right upper")
         return figure
 
 
@@ -217,7 +217,7 @@ def _peers_panel(axes: Axes, rows: pl.DataFrame, title: str) -> None:
     axes.invert_yaxis()
     axes.set_xlim(0, 1.15)
     axes.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0%", "25%", "50%", "75%", "100%"])
-    axes.set_xlabel("share with the feature (of those where it is known)")
+    axes.set_xlabel("share with the feature (where known)")
     axes.set_title(title, fontsize=9)
 
 
