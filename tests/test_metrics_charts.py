@@ -124,7 +124,7 @@ def test_peers_without_pooled_rows_say_no_data_yet():
 
 def test_cohort_chart_hatches_the_provisional_cohort_and_says_so():
     figure = cohort_chart(cohort_inclusion())
-    bars = [patch for patch in figure.axes[0].patches]
+    bars = list(figure.axes[0].patches)
     # general methods of Q1, Q3, then included within 180 days of Q1, Q3
     assert [bool(bar.get_hatch()) for bar in bars] == [False, True, False, True]
     assert [bar.get_height() for bar in bars] == [20, 20, 7, 3]

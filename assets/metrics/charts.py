@@ -81,10 +81,8 @@ def _no_data(figure: Figure, title: str, reason: str = "no data yet") -> Figure:
 
 
 def _as_of_note(frame: pl.DataFrame) -> str:
-    if "as_of" not in frame.columns or frame["as_of"].null_count() == frame.height:
-        return ""
-    as_of = frame["as_of"].max()
-    return f" (as of {as_of:%Y-%m-%d})" if hasattr(as_of, "strftime") else f" (as of {as_of})"
+    as_of = frame["as_of"].max() if "as_of" in frame.columns else None
+    return "" if as_of is None else f" (as of {as_of:%Y-%m-%d})"
 
 
 def cohort_chart(cohort_inclusion: pl.DataFrame) -> Figure:
