@@ -111,6 +111,9 @@ def test_one_quarter_writes_only_its_partition_and_matches_the_unpartitioned_tab
     )
     evaluations = result.get_asset_check_evaluations()
     assert evaluations and all(evaluation.passed for evaluation in evaluations)
+    for event in result.get_asset_materialization_events():
+        chart = event.materialization.metadata["chart"].value
+        assert chart.startswith("![") and "data:image/png;base64," in chart
 
     # A second quarter adds its rows and leaves the first quarter's alone.
     again = dg.materialize(COHORT_ASSETS, partition_key="2025-01-01", resources=resources(warehouse, tmp_path), run_config=QUIET)

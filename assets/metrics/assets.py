@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 import dagster as dg
 import polars as pl
 
+from assets.metrics.charts import cohort_chart, peers_chart, png_markdown, survival_chart
 from assets.metrics.cohort_inclusion import cohort_inclusion as cohort_inclusion_of
 from assets.metrics.failure_reports import failure_report_coverage as failure_report_coverage_of
 from assets.metrics.failure_reports import implementation_failure_reports
@@ -207,6 +208,12 @@ def cohort_inclusion(
             ["cohort", "papers", "general_methods", "included", "included_within_180d", "share_within_180d",
              "window_closed", "provisional_until"],
             summary=dg.MetadataValue.md("\n".join(f"- {line}" for line in summary) or "no cohort"),
+            chart=dg.MetadataValue.md(
+                png_markdown(
+                    cohort_chart(warehouse.read_table(METRICS_COHORT_INCLUSION)),
+                    "General methods per cohort and those included within 180 days",
+                )
+            ),
             **as_of_metadata(inputs, cohorts),
         ),
         check_results=[closed_check],
@@ -241,6 +248,9 @@ def included_vs_peers(
         metadata=table_metadata(
             written.filter(pl.col("cohort") == POOLED),
             ["feature", "maintainers_excluded", "included_with", "included_n", "peers_with", "peers_n", "p_value"],
+            chart=dg.MetadataValue.md(
+                png_markdown(peers_chart(written), "Included general methods against their peers, pooled over closed cohorts")
+            ),
             **as_of_metadata(inputs, cohorts),
         )
     )
@@ -274,6 +284,12 @@ def time_to_inclusion(
         metadata=table_metadata(
             final,
             ["cohort", "day", "at_risk", "events", "censored", "survival", "lower", "upper"],
+            chart=dg.MetadataValue.md(
+                png_markdown(
+                    survival_chart(warehouse.read_table(METRICS_TIME_TO_INCLUSION)),
+                    "Share of general methods not yet included, by days since v1",
+                )
+            ),
             **as_of_metadata(inputs, cohorts),
         )
     )
