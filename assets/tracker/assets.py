@@ -8,6 +8,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
+from assets.metrics.charts import cohort_chart, peers_chart, survival_chart, svg_text
 from assets.preview import table_metadata
 from assets.tracker.exports import data_package, write_table
 from assets.tracker.feed import atom_feed, feed_entries
@@ -28,7 +29,9 @@ from orchestration.tables import (
     CORE_PROPOSALS,
     CORE_TRAINING_FAILURES,
     METRICS_COHORT_INCLUSION,
+    METRICS_INCLUDED_VS_PEERS,
     METRICS_TECH_REPORT_COVERAGE,
+    METRICS_TIME_TO_INCLUSION,
     RAW_FRAMEWORK_DOCS,
     RAW_GIT_COMMIT_FILES,
     Table,
@@ -96,8 +99,18 @@ def read_site_tables(warehouse: Warehouse) -> SiteTables:
 
 
 def chart_svgs(warehouse: Warehouse) -> dict[str, str]:
-    """The cohort charts as inline SVG, by caption (none until assets/metrics/charts.py lands)."""
-    return {}
+    """The cohort charts as inline SVG, by caption."""
+    return {
+        "General methods per cohort, and included within 180 days": svg_text(
+            cohort_chart(warehouse.read_table(METRICS_COHORT_INCLUSION))
+        ),
+        "Share not yet included in any framework, by days since v1 (Kaplan-Meier)": svg_text(
+            survival_chart(warehouse.read_table(METRICS_TIME_TO_INCLUSION))
+        ),
+        "Included general methods vs their peers (closed cohorts pooled)": svg_text(
+            peers_chart(warehouse.read_table(METRICS_INCLUDED_VS_PEERS))
+        ),
+    }
 
 
 def build_site(

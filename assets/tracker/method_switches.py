@@ -25,11 +25,18 @@ ASSIGNMENT = (
     r"(?P<flag>--[A-Za-z][\w\-]*)(?:[ \t]*=?[ \t]*[\"']?(?P<flag_value>[A-Za-z0-9_.]+(?:-[A-Za-z0-9_.]+)*))?"
     r"|(?P<field>[A-Za-z_]\w*)[ \t]*:[ \t]*[A-Za-z_][\w\[\]., |]*?[ \t]*=[ \t]*(?:field\([ \t]*default[ \t]*=[ \t]*)?"
     r"[\"']?(?P<field_value>[\w.\-]+)"
-    r"|\+{0,2}(?P<key>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[ \t]*(?:=|:[ \t])[ \t]*[\"']?(?P<value>[\w.\-]+)"
+    r"|\+{0,2}(?P<key>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:=|[ \t]*:[ \t]+)[\"']?(?P<value>[\w.\-]+)"
 )
 
-#: Files whose identifiers are configuration: YAML, TOML, JSON, shell scripts, config modules.
-CONFIG_PATH = r"(?i)(\.(ya?ml|toml|json|sh|cfg|ini)$|config|args|arguments|options)"
+#: Files whose identifiers are configuration: YAML, TOML, JSON, config modules (a
+#: script's identifiers are mostly its own names: run_x, main_x).
+CONFIG_PATH = r"(?i)(\.(ya?ml|toml|json|cfg|ini)$|config[^/]*$|args[^/]*\.py$|arguments[^/]*\.py$)"
+
+#: Keys that name where output goes, not what runs (`output_dir=`, `logger.wandb.project=`).
+BOOKKEEPING_KEY = r"(?i)(^|[._-])(dir|path|file|output|project|logger|wandb|experiment|exp)([._-]|$)"
+
+#: Identifiers of functions and tests, not options.
+FUNCTION_TOKEN = r"^(test|compute|get|run|main|train|make|build|load)_"
 
 #: Names shorter than this match too much (`rl`, `po`).
 MIN_NAME_CHARS = 3
@@ -79,8 +86,12 @@ def text_assignments(files: pl.DataFrame) -> pl.DataFrame:
 
 
 def _looks_like_config_key(key: pl.Expr) -> pl.Expr:
-    """A flag, or an identifier with `_` or `.` (prose like `Note: this` has neither)."""
-    return key.str.starts_with("--") | key.str.contains(r"[._]")
+    """A flag, or a lower-case identifier with `_` or `.` (prose like `Note: this` and
+    formulas like `L_CISPO: -A_t` are not), that says what runs rather than where output goes."""
+    return (
+        (key.str.starts_with("--") | key.str.contains(r"^[a-z0-9_.]+$") & key.str.contains(r"[._]"))
+        & ~key.str.contains(BOOKKEEPING_KEY)
+    )
 
 
 def switches_in_text(files: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
@@ -91,8 +102,9 @@ def switches_in_text(files: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
         .when(_squashed(pl.col("key")).str.contains(pl.col("name"), literal=True))
         .then(RANK_KEY)
         .when(
-            _squashed(pl.col("path").str.replace(r"[^/]*$", "")).str.contains(pl.col("name"), literal=True)
+            _squashed(pl.col("path").str.replace(r"\.[^./]*$", "")).str.contains(pl.col("name"), literal=True)
             & pl.col("path").str.contains(r"(?i)\.(md|mdx|rst|txt|adoc)$")
+            & ~pl.col("key").str.starts_with("--")  # a recipe's docs pass flags of other tools too (--port)
         )
         .then(RANK_PATH)
     ).filter(pl.col("rank").is_not_null())
@@ -103,7 +115,7 @@ def switches_in_tokens(files: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame
         files.filter(pl.col("path").str.contains(CONFIG_PATH))
         .select("arxiv_id", "framework", "commit_sha", "path", key=pl.col("added_tokens"))
         .explode("key")
-        .filter(pl.col("key").str.contains(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$"))
+        .filter(pl.col("key").str.contains(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$") & ~pl.col("key").str.contains(FUNCTION_TOKEN))
     )
     return (
         tokens.join(names, on="arxiv_id")

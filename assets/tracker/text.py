@@ -7,14 +7,19 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from markupsafe import Markup
+
 #: C0 and C1 control characters except tab and newline (XML 1.0 forbids most of them,
 #: and a terminal or a page can be made to misrender with them).
 CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def plain_text(value: object) -> object:
-    """`value` without control characters where it is a string, else unchanged."""
-    return CONTROL_CHARACTERS.sub("", value) if isinstance(value, str) else value
+    """`value` without control characters where it is a string, else unchanged (markup the
+    site made itself, such as a chart's SVG, is left as markup)."""
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return CONTROL_CHARACTERS.sub("", value)
 
 
 def safe_url(value: object) -> str:
