@@ -121,7 +121,7 @@ def build_site(
     building = site_dir.with_name(site_dir.name + ".building")
     shutil.rmtree(building, ignore_errors=True)
     building.mkdir(parents=True)
-    names = [FrameworkName(f.slug, f.name, f.repo) for f in frameworks()]
+    names = [FrameworkName(f.slug, f.slug, f.repo) for f in frameworks()]  # the repo name alone says "RL" for nemo-rl
     pages = render_site(building, tables, names, as_of, charts)
     resources = [resource for table, frame in exports for resource in write_table(building, table, frame)]
     (building / "datapackage.json").write_text(data_package(resources, as_of), encoding="utf-8")
