@@ -88,7 +88,12 @@ def write_snapshot(folder: Path) -> Path:
 
 
 def cli_environment(home: Path, warehouse: Path) -> dict[str, str]:
-    environ = {**os.environ, "DAGSTER_HOME": str(home), "TRACKER_DUCKDB_PATH": str(warehouse)}
+    environ = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "TRACKER_DUCKDB_PATH": str(warehouse),
+        "TRACKER_SITE_DIR": str(warehouse.parent / "site"),  # not the repository's data/site
+    }
     for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN"):
         environ.pop(name, None)
     return environ

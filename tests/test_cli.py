@@ -20,6 +20,7 @@ def run_cli(tmp_path, *args: str, **env: str) -> subprocess.CompletedProcess:
         **os.environ,
         "TRACKER_DUCKDB_PATH": str(tmp_path / "tracker.duckdb"),
         "DAGSTER_HOME": str(tmp_path / "dagster_home"),
+        "TRACKER_SITE_DIR": str(tmp_path / "site"),  # not the repository's data/site
         **env,
     }
     environ.pop("TRACKER_SNAPSHOT_DIR", None)
