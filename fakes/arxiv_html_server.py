@@ -61,12 +61,10 @@ class ReportFixtures:
     requests: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def add(self, arxiv_id: str, *, abstract: str, html: str | None = None, title: str | None = None) -> None:
+    def add(self, arxiv_id: str, *, abstract: str, html: str | None = None) -> None:
         """A paper the API knows; `html` its rendering (None: arXiv has none, a 404)."""
         with self.lock:
-            self.entries[arxiv_id] = arxiv_entry(
-                arxiv_id, datetime(2025, 1, 20, tzinfo=UTC), title=title, summary=abstract
-            )
+            self.entries[arxiv_id] = arxiv_entry(arxiv_id, datetime(2025, 1, 20, tzinfo=UTC), summary=abstract)
             if html is not None:
                 self.pages[arxiv_id] = html
 
