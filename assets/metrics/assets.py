@@ -28,7 +28,7 @@ from assets.metrics.time_to_inclusion import time_to_inclusion as time_to_inclus
 from assets.metrics.windows import POOLED
 from assets.preview import table_metadata
 from orchestration.as_of import read_as_of
-from orchestration.clients.reports import REPORT_TEXT_SCHEMA, tech_report_config
+from orchestration.clients.reports import REPORT_TEXT_SCHEMA, cached_report_texts, tech_report_config
 from orchestration.jobs import derived_automation
 from orchestration.partitions import cohort_label, cohort_partitions
 from orchestration.resources import ArxivSource, FrameworkSources
@@ -431,7 +431,7 @@ def tech_report_coverage(
     config = tech_report_config()
     reports = config.report_frame()
     try:
-        texts = arxiv.report_texts().report_texts(reports["report_id"].to_list())
+        texts = cached_report_texts(warehouse, arxiv.report_texts(), reports["report_id"].to_list(), context.log)
     except FileNotFoundError as missing:
         # A snapshot without recorded reports: the figures say no_text rather than fail the run.
         context.log.warning(f"tech_report_coverage: {missing}; every report counts as no_text")
