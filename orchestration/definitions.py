@@ -12,7 +12,7 @@ from checks import metrics as metric_checks
 from orchestration.cli import cli_logger
 from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_job, framework_refresh_job
 from orchestration.resources import build_resources
-from orchestration.schedules import daily_framework_refresh, daily_refresh, derived_tables_sensor
+from orchestration.schedules import daily_framework_refresh, daily_refresh, dead_runs_sensor, derived_tables_sensor
 
 asset_modules = [sources, papers, links, metrics, tracker]
 #: Modules with asset checks only (they import the assets they check).
@@ -26,7 +26,7 @@ def tracker_definitions(resources: dict[str, dg.ConfigurableResource]) -> dg.Def
         asset_checks=dg.load_asset_checks_from_modules([*asset_modules, *check_modules]),
         jobs=[arxiv_harvest_job, framework_refresh_job, derived_job, cohort_metrics_job],
         schedules=[daily_refresh, daily_framework_refresh],
-        sensors=[derived_tables_sensor],
+        sensors=[derived_tables_sensor, dead_runs_sensor],
         resources=resources,
         # `console` stays the default (runs without logger config, as in the UI); `cli` is the
         # one-line-per-message output of `python -m orchestration run`.

@@ -10,7 +10,12 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
-from orchestration.clients.reports import LiveReportTextSource, ReportTextSource, SnapshotReportTextSource
+from orchestration.clients.reports import (
+    ARXIV_HTML_URL,
+    LiveReportTextSource,
+    ReportTextSource,
+    SnapshotReportTextSource,
+)
 from orchestration.clients.arxiv import ArxivClient, LiveArxivClient, SnapshotArxivClient
 from orchestration.clients.git import DEFAULT_REMOTE_URL_TEMPLATE, CommitSource, GitMirrorCommits, SnapshotCommits
 from orchestration.clients.github import GithubApiThreads, GithubClient, SnapshotThreads, ThreadSource
@@ -41,6 +46,9 @@ class ArxivSource(dg.ConfigurableResource):
         default=None,
         description="Read <dir>/arxiv/*.xml instead of the network (TRACKER_SNAPSHOT_DIR).",
     )
+    html_url: str = Field(
+        default=ARXIV_HTML_URL, description="arXiv's HTML rendering of papers, for report text (ARXIV_HTML_URL)."
+    )
     page_size: int | None = Field(default=None, description="Entries per page; default from config, at most 2000.")
     min_interval_s: float = Field(default=3.0, description="Seconds between requests (arXiv asks for 3).")
     max_retries: int = Field(default=5, description="Retries of a failed request.")
@@ -62,10 +70,18 @@ class ArxivSource(dg.ConfigurableResource):
 
     def report_texts(self) -> ReportTextSource:
         """Where the text of technical reports comes from: the recorded excerpts in
-        <dir>/reports/ in snapshot mode, else arXiv."""
+        <dir>/reports/ in snapshot mode, else the arXiv API's abstract and arXiv's HTML
+        rendering, as polite as the harvest."""
         if self.snapshot_dir:
             return SnapshotReportTextSource(self.snapshot_dir)
-        return LiveReportTextSource()
+        return LiveReportTextSource(
+            self.api_url,
+            self.html_url,
+            min_interval_s=self.min_interval_s,
+            max_retries=self.max_retries,
+            backoff_s=self.backoff_s,
+            timeout_s=self.timeout_s,
+        )
 
 
 class FrameworkSources(dg.ConfigurableResource):
@@ -178,6 +194,7 @@ def build_resources(snapshot_dir: str | None = None) -> dict[str, dg.Configurabl
         "warehouse": Warehouse(database=env_or("TRACKER_DUCKDB_PATH", DEFAULT_DUCKDB_PATH)),
         "arxiv": ArxivSource(
             api_url=env_or("ARXIV_API_URL", DEFAULT_ARXIV_API_URL),
+            html_url=env_or("ARXIV_HTML_URL", ARXIV_HTML_URL),
             snapshot_dir=snapshot,
         ),
         "framework_sources": FrameworkSources(

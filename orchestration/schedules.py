@@ -5,6 +5,7 @@ from datetime import datetime, timedelta
 
 import dagster as dg
 
+from orchestration.cli import release_dead_runs
 from orchestration.jobs import COHORT_METRICS, DERIVED_SELECTION, arxiv_harvest_job, framework_refresh_job, partition_range_tags
 from orchestration.settings import HARVEST_START, frameworks
 
@@ -65,3 +66,16 @@ derived_tables_sensor = dg.AutomationConditionSensorDefinition(
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Recomputes derived tables and every quarter's metrics once their inputs have new materializations.",
 )
+
+
+@dg.sensor(
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Every minute under the UI's daemon: runs whose worker process is gone (killed, out of memory) "
+    "are reported failed and the pool slots of finished runs freed, so the next writer is never blocked.",
+)
+def dead_runs_sensor(context: dg.SensorEvaluationContext) -> dg.SkipReason:
+    released = release_dead_runs(context.instance)
+    if released:
+        context.log.warning(f"marked {len(released)} run(s) failed whose process is gone: {', '.join(released)}")
+    return dg.SkipReason(f"marked failed: {', '.join(released)}" if released else "no run whose process is gone")

@@ -193,6 +193,22 @@ RAW_OPENALEX_WORKS = Table(
     "One cached OpenAlex answer (author affiliations) per arXiv id asked.",
 )
 
+RAW_REPORT_TEXTS = Table(
+    "raw.report_texts",
+    {
+        "report_id": pl.Utf8,  # the technical report's arXiv id
+        "passage": pl.Int32,  # order in the report: 0 the abstract, then the HTML paragraphs
+        "section": pl.Utf8,  # "Abstract", or the HTML heading above the paragraph
+        "text": pl.Utf8,
+        "source": pl.Utf8,  # abstract (arXiv API) | html (arXiv's HTML rendering)
+        "fetched_at": UTC_TIME,
+        # Of the whole report: full_text | no_html (arXiv has no HTML rendering: abstract
+        # only) | html_without_text (the HTML page held no paragraph: abstract only)
+        "status": pl.Utf8,
+    },
+    "One passage of a technical report's text as fetched from arXiv, cached: a report is fetched once.",
+)
+
 # --- core: what the tracker derives ------------------------------------------------------
 
 CORE_PAPERS = Table(

@@ -178,3 +178,22 @@ def test_the_schedules_are_off_on_recorded_data_and_on_otherwise(tmp_path):
     assert live == str([("daily_framework_refresh", "RUNNING"), ("daily_refresh", "RUNNING")])
     recorded = statuses(TRACKER_SNAPSHOT_DIR=str(tmp_path))
     assert recorded == str([("daily_framework_refresh", "STOPPED"), ("daily_refresh", "STOPPED")])
+
+
+def test_under_the_ui_the_daemon_sensor_fails_a_killed_run_and_frees_its_slot(tmp_path):
+    from orchestration.schedules import dead_runs_sensor
+
+    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    try:
+        read_until(killed, "(arxiv_harvest, run ")
+        holders = wait_until(lambda: writer_slot_holders(home), 120, "the run to hold the writer slot")
+    finally:
+        killed.kill()
+        killed.wait()
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        skipped = dead_runs_sensor(dg.build_sensor_context(instance=instance))
+    assert f"marked failed: {holders[0]}" in skipped.skip_message
+    assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.FAILURE
+    assert writer_slot_holders(home) == []

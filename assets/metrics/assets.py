@@ -8,6 +8,7 @@ describe all cohorts at once. Every figure is measured to the run's as-of date
 """
 
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -28,7 +29,7 @@ from assets.metrics.time_to_inclusion import time_to_inclusion as time_to_inclus
 from assets.metrics.windows import POOLED
 from assets.preview import table_metadata
 from orchestration.as_of import read_as_of
-from orchestration.clients.reports import tech_report_config
+from orchestration.clients.reports import REPORT_TEXT_SCHEMA, cached_report_texts, tech_report_config
 from orchestration.jobs import derived_automation
 from orchestration.partitions import cohort_label, cohort_partitions
 from orchestration.resources import ArxivSource, FrameworkSources
@@ -94,6 +95,10 @@ class MetricInputs:
     as_of: datetime
     frameworks: list[str]
 
+    def by_cohort(self, metric: Callable[..., pl.DataFrame]) -> pl.DataFrame:
+        """A cohort metric of these inputs: `metric(papers, screening, inclusions, observed, as_of, frameworks)`."""
+        return metric(self.papers, self.screening, self.inclusions, self.observed, self.as_of, self.frameworks)
+
     def general_inclusions(self) -> pl.DataFrame:
         """The inclusions of papers that propose a general RL method (the study's scope)."""
         general = self.screening.filter(pl.col("is_general_rl_method").fill_null(False)).select("arxiv_id")
@@ -146,6 +151,21 @@ def as_of_metadata(inputs: MetricInputs, cohorts: list[str] | None = None) -> di
     return figures
 
 
+def _by_cohort(table: Table) -> dict[str, object]:
+    """The definition arguments of a table partitioned by quarterly cohort: a range of
+    quarters backfills in one run."""
+    return {
+        "group_name": "metrics",
+        **catalog(table),
+        "kinds": {"polars", "duckdb"},
+        "partitions_def": cohort_partitions,
+        "backfill_policy": dg.BackfillPolicy.single_run(),
+        "deps": [PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
+        "pool": WRITER_POOL,
+        "automation_condition": cohort_automation,
+    }
+
+
 def describe_cohorts(rows: pl.DataFrame) -> list[str]:
     """One line per cohort of the `any` rows: the figure people quote, and whether it may still change."""
     return [
@@ -156,14 +176,7 @@ def describe_cohorts(rows: pl.DataFrame) -> list[str]:
 
 
 @dg.asset(
-    group_name="metrics",
-    **catalog(METRICS_COHORT_INCLUSION),
-    kinds={"polars", "duckdb"},
-    partitions_def=cohort_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    deps=[PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
-    pool=WRITER_POOL,
-    automation_condition=cohort_automation,
+    **_by_cohort(METRICS_COHORT_INCLUSION),
     check_specs=[
         dg.AssetCheckSpec(
             CLOSED_WINDOWS_CHECK,
@@ -184,9 +197,7 @@ def cohort_inclusion(
     (until `provisional_until`)."""
     inputs = read_metric_inputs(warehouse, framework_sources)
     cohorts = partition_cohorts(context)
-    rows = cohort_inclusion_of(
-        inputs.papers, inputs.screening, inputs.inclusions, inputs.observed, inputs.as_of, inputs.frameworks
-    )
+    rows = inputs.by_cohort(cohort_inclusion_of)
     stored = warehouse.read_table(METRICS_COHORT_INCLUSION).filter(pl.col("cohort").is_in(cohorts))
     reopened = reopened_windows(stored, rows.filter(pl.col("cohort").is_in(cohorts)))
     closed_check = dg.AssetCheckResult(
@@ -220,16 +231,7 @@ def cohort_inclusion(
     )
 
 
-@dg.asset(
-    group_name="metrics",
-    **catalog(METRICS_INCLUDED_VS_PEERS),
-    kinds={"polars", "duckdb"},
-    partitions_def=cohort_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    deps=[PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
-    pool=WRITER_POOL,
-    automation_condition=cohort_automation,
-)
+@dg.asset(**_by_cohort(METRICS_INCLUDED_VS_PEERS))
 def included_vs_peers(
     context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
 ) -> dg.MaterializeResult:
@@ -240,9 +242,7 @@ def included_vs_peers(
     Fisher's exact p-value."""
     inputs = read_metric_inputs(warehouse, framework_sources)
     cohorts = partition_cohorts(context)
-    rows = included_vs_peers_of(
-        inputs.papers, inputs.screening, inputs.inclusions, inputs.observed, inputs.as_of, inputs.frameworks
-    )
+    rows = inputs.by_cohort(included_vs_peers_of)
     written = write_cohorts(warehouse, METRICS_INCLUDED_VS_PEERS, rows, cohorts)
     return dg.MaterializeResult(
         metadata=table_metadata(
@@ -256,16 +256,7 @@ def included_vs_peers(
     )
 
 
-@dg.asset(
-    group_name="metrics",
-    **catalog(METRICS_TIME_TO_INCLUSION),
-    kinds={"polars", "duckdb"},
-    partitions_def=cohort_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    deps=[PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
-    pool=WRITER_POOL,
-    automation_condition=cohort_automation,
-)
+@dg.asset(**_by_cohort(METRICS_TIME_TO_INCLUSION))
 def time_to_inclusion(
     context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources
 ) -> dg.MaterializeResult:
@@ -275,9 +266,7 @@ def time_to_inclusion(
     observation end), the survival estimate and its 95% band."""
     inputs = read_metric_inputs(warehouse, framework_sources)
     cohorts = partition_cohorts(context)
-    rows = time_to_inclusion_of(
-        inputs.papers, inputs.screening, inputs.inclusions, inputs.observed, inputs.as_of, inputs.frameworks
-    )
+    rows = inputs.by_cohort(time_to_inclusion_of)
     written = write_cohorts(warehouse, METRICS_TIME_TO_INCLUSION, rows, cohorts)
     final = written.group_by("cohort", maintain_order=True).last().sort("cohort")
     return dg.MaterializeResult(
@@ -430,7 +419,12 @@ def tech_report_coverage(
     inputs = read_metric_inputs(warehouse, framework_sources)
     config = tech_report_config()
     reports = config.report_frame()
-    texts = arxiv.report_texts().report_texts(reports["report_id"].to_list())
+    try:
+        texts = cached_report_texts(warehouse, arxiv.report_texts(), reports["report_id"].to_list(), context.log)
+    except FileNotFoundError as missing:
+        # A snapshot without recorded reports: the figures say no_text rather than fail the run.
+        context.log.warning(f"tech_report_coverage: {missing}; every report counts as no_text")
+        texts = pl.DataFrame(schema=REPORT_TEXT_SCHEMA)
     rows = tech_report_coverage_of(
         reports,
         texts,

@@ -4,25 +4,42 @@ tech_reports.toml) and the reports' text, for the technical-report coverage metr
 The text comes from a `ReportTextSource`: in snapshot mode the recorded excerpts
 (`<snapshot>/reports/reports.jsonl`: verbatim passages of the reports' RL sections, so a
 method not in them may still be named elsewhere in the report); live, the report's
-arXiv abstract and HTML full text, cached in the warehouse by the caller.
+arXiv abstract and HTML full text (`LiveReportTextSource`), cached in raw.report_texts
+by `cached_report_texts`, which an asset calls with either source.
 """
 
 from __future__ import annotations
 
 import abc
 import json
+import logging
+import random
+import time
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from functools import cache
 from pathlib import Path
 
+import httpx
 import polars as pl
 
+from orchestration.clients.arxiv import SNAPSHOT_HINT, USER_AGENT, Log, SourceUnavailableError
+from orchestration.clients.arxiv_feed import ArxivFeedError, parse_feed
+from orchestration.clients.report_html import latexml_passages
 from orchestration.settings import CONFIG_DIR, ConfigError
+from orchestration.tables import RAW_REPORT_TEXTS
+from orchestration.warehouse import Warehouse, upsert_rows
 
 TECH_REPORTS_PATH = CONFIG_DIR / "tech_reports.toml"
 SNAPSHOT_REPORTS = Path("reports") / "reports.jsonl"
+#: arXiv's HTML renderings: `<ARXIV_HTML_URL>/<id>` is a paper's latest version.
+ARXIV_HTML_URL = "https://arxiv.org/html"
+#: Ids asked of the arXiv API in one `id_list` request.
+ID_LIST_BATCH = 100
+_LOG = logging.getLogger(__name__)
 
 #: One passage of a report's text (a section's excerpt, or the whole text).
 REPORT_TEXT_SCHEMA: dict[str, pl.DataType] = {
@@ -193,12 +210,238 @@ class SnapshotReportTextSource(ReportTextSource):
         )
 
 
+class ReportFetchError(RuntimeError):
+    """Some reports could not be fetched after the retries; the message names them."""
+
+
+@dataclass(frozen=True)
+class ReportFetch:
+    """What one fetch of reports received."""
+
+    rows: pl.DataFrame  # RAW_REPORT_TEXTS rows of the reports fetched
+    missing: tuple[str, ...]  # ids the API's answer lacks: arXiv has no such paper (or no readable entry)
+    failed: dict[str, str]  # id -> why it could not be fetched (retries spent, time bound reached)
+    requests: int
+
+
+class _GaveUp(Exception):
+    """One request (or what depends on it) is given up; the message says why, in a few words."""
+
+
 class LiveReportTextSource(ReportTextSource):
-    """TODO (not implemented yet): the report's arXiv abstract (API) and HTML full text
-    (`https://arxiv.org/html/<id>`), polite like the arXiv client and cached in the
-    warehouse by the caller so a report is fetched once."""
+    """A report's abstract from the arXiv API (`id_list`, up to 100 ids a request) and its
+    full text from arXiv's HTML rendering (`<html_url>/<id>`; many reports have none: 404).
+
+    Polite like the arXiv client: one request at a time, `min_interval_s` apart; HTTP 429,
+    5xx, timeouts and dropped connections are retried `max_retries` times with doubling
+    backoff (Retry-After honoured); one fetch stops asking after `max_duration_s`. A report
+    that cannot be fetched is reported in `ReportFetch.failed` and the others are kept. A
+    connection refused before arXiv answered once fails at once: arXiv is unreachable.
+    Cached in the warehouse by `cached_report_texts`, so a report is fetched once.
+    """
+
+    def __init__(
+        self,
+        api_url: str,
+        html_url: str = ARXIV_HTML_URL,
+        *,
+        min_interval_s: float = 3.0,
+        max_retries: int = 4,
+        backoff_s: float = 5.0,
+        timeout_s: float = 60.0,
+        max_duration_s: float = 1800.0,
+        user_agent: str = USER_AGENT,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.api_url = api_url
+        self.html_url = html_url.rstrip("/")
+        self.min_interval_s = min_interval_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.timeout_s = timeout_s
+        self.max_duration_s = max_duration_s
+        self.user_agent = user_agent
+        self._transport = transport
+        self._sleep = sleep
+        self._clock = clock
+        self._last_request_at: float | None = None
+        self._deadline = 0.0
+        self._answered = False
+        self.requests = 0
 
     def report_texts(self, arxiv_ids: Sequence[str]) -> pl.DataFrame:
-        raise NotImplementedError(
-            "live technical-report text is not implemented yet; run with --snapshot DIR (TRACKER_SNAPSHOT_DIR)"
+        """Fetch without a cache; raises ReportFetchError when a report cannot be fetched."""
+        fetch = self.fetch(arxiv_ids, _LOG)
+        if fetch.failed:
+            raise ReportFetchError(_failure_message(fetch.failed))
+        return report_text_rows(fetch.rows, arxiv_ids)
+
+    def fetch(self, arxiv_ids: Sequence[str], log: Log) -> ReportFetch:
+        """The texts of the reports, each report whole (abstract and HTML) or not at all."""
+        wanted = list(dict.fromkeys(arxiv_ids))
+        self.requests = 0
+        self._deadline = self._clock() + self.max_duration_s
+        rows: list[dict] = []
+        missing: list[str] = []
+        failed: dict[str, str] = {}
+        with httpx.Client(
+            headers={"User-Agent": self.user_agent}, timeout=self.timeout_s, transport=self._transport, follow_redirects=True
+        ) as http:
+            for batch in (wanted[start : start + ID_LIST_BATCH] for start in range(0, len(wanted), ID_LIST_BATCH)):
+                try:
+                    abstracts = self._abstracts(http, batch, log)
+                except _GaveUp as error:
+                    failed |= {arxiv_id: f"arXiv API: {error}" for arxiv_id in batch}
+                    continue
+                missing += [arxiv_id for arxiv_id in batch if arxiv_id not in abstracts]
+                for arxiv_id in (arxiv_id for arxiv_id in batch if arxiv_id in abstracts):
+                    try:
+                        rows += self._report_rows(http, arxiv_id, abstracts[arxiv_id], log)
+                    except _GaveUp as error:
+                        failed[arxiv_id] = f"HTML page: {error}"
+        return ReportFetch(pl.DataFrame(rows, schema=RAW_REPORT_TEXTS.schema), tuple(missing), failed, self.requests)
+
+    def _abstracts(self, http: httpx.Client, batch: Sequence[str], log: Log) -> dict[str, str | None]:
+        """Abstract by arXiv id of the ids the API knows."""
+        response = self._get(http, self.api_url, log, {"id_list": ",".join(batch), "max_results": len(batch)})
+        if response.status_code != 200:
+            raise _GaveUp(f"HTTP {response.status_code}")
+        try:
+            page = parse_feed(response.content, f"arXiv API id_list of {len(batch)} report(s)")
+        except ArxivFeedError as error:
+            raise _GaveUp(str(error)) from error
+        entries = page.entries.unique("arxiv_id", keep="last", maintain_order=True)
+        return dict(zip(entries["arxiv_id"], entries["abstract"], strict=True))
+
+    def _report_rows(self, http: httpx.Client, arxiv_id: str, abstract: str | None, log: Log) -> list[dict]:
+        response = self._get(http, f"{self.html_url}/{arxiv_id}", log)
+        if response.status_code not in (200, 404, 410):
+            raise _GaveUp(f"HTTP {response.status_code}")
+        passages = latexml_passages(response.text) if response.status_code == 200 else []
+        if passages:
+            status = "full_text"
+            log.info(f"reports: {arxiv_id}: abstract and {len(passages)} paragraph(s) of HTML")
+        elif response.status_code == 200:
+            status = "html_without_text"
+            log.warning(f"reports: {arxiv_id}: the HTML page holds no paragraph; keeping the abstract only")
+        else:
+            status = "no_html"
+            log.info(f"reports: {arxiv_id}: arXiv has no HTML rendering (HTTP {response.status_code}); abstract only")
+        fetched_at = datetime.now(UTC)
+        texts = [("Abstract", abstract, "abstract")] if abstract else []
+        texts += [(section, text, "html") for section, text in passages]
+        return [
+            {
+                "report_id": arxiv_id,
+                "passage": passage,
+                "section": section,
+                "text": text,
+                "source": source,
+                "fetched_at": fetched_at,
+                "status": status,
+            }
+            for passage, (section, text, source) in enumerate(texts)
+        ]
+
+    def _wait_turn(self) -> None:
+        now = self._clock()
+        if now >= self._deadline:
+            raise _GaveUp(f"not asked: this run's time bound of {self.max_duration_s:.0f} s was reached")
+        if self._last_request_at is not None and now - self._last_request_at < self.min_interval_s:
+            self._sleep(self.min_interval_s - (now - self._last_request_at))
+        self._last_request_at = self._clock()
+
+    def _backoff(self, attempt: int, retry_after: str | None) -> float:
+        if retry_after:
+            if retry_after.strip().isdigit():
+                return max(float(retry_after), self.backoff_s)
+            try:
+                moment = parsedate_to_datetime(retry_after)
+            except (TypeError, ValueError):
+                moment = None
+            if moment is not None and moment.tzinfo is not None:
+                return max((moment - datetime.now(UTC)).total_seconds(), self.backoff_s)
+        return self.backoff_s * 2**attempt * (1 + random.random() / 4)
+
+    def _get(self, http: httpx.Client, url: str, log: Log, params: dict | None = None) -> httpx.Response:
+        """The answer to one GET that is neither 429 nor 5xx, after bounded retries."""
+        for attempt in range(self.max_retries + 1):
+            self._wait_turn()
+            self.requests += 1
+            retry_after = None
+            try:
+                response = http.get(url, params=params)
+            except httpx.ConnectError as error:
+                if not self._answered:
+                    raise SourceUnavailableError(
+                        f"cannot reach arXiv at {url} ({type(error).__name__}: {error}); {SNAPSHOT_HINT}"
+                    ) from error
+                failure = type(error).__name__
+            except httpx.TransportError as error:  # timeouts, resets, a server that hung up
+                failure = type(error).__name__
+            else:
+                self._answered = True
+                if response.status_code != 429 and response.status_code < 500:
+                    return response
+                failure = f"HTTP {response.status_code}"
+                retry_after = response.headers.get("Retry-After")
+            if attempt == self.max_retries:
+                break
+            delay = self._backoff(attempt, retry_after)
+            if self._clock() + delay >= self._deadline:
+                raise _GaveUp(f"{failure}; a retry in {delay:.0f} s would pass this run's time bound")
+            log.warning(f"reports: {failure} from {url}; retry {attempt + 1}/{self.max_retries} in {delay:.1f} s")
+            self._sleep(delay)
+        raise _GaveUp(f"{failure} after {self.max_retries + 1} attempts")
+
+
+def report_text_rows(texts: pl.DataFrame, arxiv_ids: Sequence[str]) -> pl.DataFrame:
+    """REPORT_TEXT_SCHEMA rows of the reports in `texts` (RAW_REPORT_TEXTS rows), in the
+    order of `arxiv_ids`, each report's passages in text order."""
+    order = pl.DataFrame({"report_id": list(dict.fromkeys(arxiv_ids))}, schema={"report_id": pl.Utf8}).with_row_index(
+        "_order"
+    )
+    return texts.join(order, on="report_id").sort("_order", "passage").select(list(REPORT_TEXT_SCHEMA))
+
+
+def _failure_message(failed: dict[str, str]) -> str:
+    reasons = "; ".join(f"{arxiv_id}: {reason}" for arxiv_id, reason in failed.items())
+    return f"technical-report text could not be fetched for {len(failed)} report(s) ({reasons}); rerun later to fetch them"
+
+
+def cached_report_texts(
+    warehouse: Warehouse, source: ReportTextSource, arxiv_ids: Sequence[str], log: Log, *, refresh: bool = False
+) -> pl.DataFrame:
+    """REPORT_TEXT_SCHEMA rows of the reports, in the order of `arxiv_ids`.
+
+    A live source is cached in raw.report_texts: only the reports not cached yet are
+    fetched (all of them with `refresh`), and written in one transaction before any
+    error is raised, so a report fetched once is not fetched again. A recorded source
+    (the snapshot's excerpts) is read as it is, never cached. Raises ReportFetchError
+    naming the reports that could not be fetched; a report arXiv does not know is logged
+    and has no rows.
+    """
+    wanted = list(dict.fromkeys(arxiv_ids))
+    if not isinstance(source, LiveReportTextSource):
+        return source.report_texts(wanted)
+    cached = warehouse.read_table(RAW_REPORT_TEXTS).filter(pl.col("report_id").is_in(wanted))
+    already = set(cached["report_id"])
+    to_fetch = wanted if refresh else [arxiv_id for arxiv_id in wanted if arxiv_id not in already]
+    log.info(f"reports: {len(wanted) - len(to_fetch)} of {len(wanted)} cached in {RAW_REPORT_TEXTS.name}; fetching {len(to_fetch)}")
+    if not to_fetch:
+        return report_text_rows(cached, wanted)
+    fetch = source.fetch(to_fetch, log)
+    if fetch.rows.height:
+        with warehouse.connect() as conn:
+            upsert_rows(conn, RAW_REPORT_TEXTS.name, fetch.rows, ["report_id"])
+        cached = pl.concat([cached.filter(~pl.col("report_id").is_in(fetch.rows["report_id"].implode())), fetch.rows])
+    if fetch.missing:
+        log.warning(
+            f"reports: arXiv's API does not list {', '.join(fetch.missing)}; they have no text (check their arxiv_id "
+            f"in {TECH_REPORTS_PATH})"
         )
+    if fetch.failed:
+        raise ReportFetchError(_failure_message(fetch.failed))
+    return report_text_rows(cached, wanted)
