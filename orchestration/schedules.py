@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 import dagster as dg
 
 from orchestration.cli import release_dead_runs
-from orchestration.jobs import COHORT_METRICS, DERIVED_SELECTION, arxiv_harvest_job, framework_refresh_job, partition_range_tags
+from orchestration.jobs import COHORT_METRICS, DERIVED_SELECTION, TRACKER_SITE, arxiv_harvest_job, framework_refresh_job, partition_range_tags
 from orchestration.settings import HARVEST_START, frameworks
 
 #: Days the daily refresh harvests, ending yesterday. arXiv lists a submission only once
@@ -62,9 +62,9 @@ def daily_framework_refresh(context: dg.ScheduleEvaluationContext) -> Iterator[d
 
 derived_tables_sensor = dg.AutomationConditionSensorDefinition(
     "derived_tables_automation",
-    target=DERIVED_SELECTION | dg.AssetSelection.assets(*COHORT_METRICS),
+    target=DERIVED_SELECTION | dg.AssetSelection.assets(*COHORT_METRICS, TRACKER_SITE),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Recomputes derived tables and every quarter's metrics once their inputs have new materializations.",
+    description="Recomputes derived tables, every quarter's metrics and the tracker site once their inputs have new materializations.",
 )
 
 

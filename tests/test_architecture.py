@@ -8,6 +8,7 @@ composition root); `assets/` imports `orchestration/`, never checks, tests or be
 import ast
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,3 +88,11 @@ def test_every_table_asset_shows_its_contract_table_in_the_catalog():
         assert name in contract, f"{spec.key.to_user_string()}: no dagster/table_name of the table contract"
         assert spec.metadata["dagster/column_schema"] == tables.table_schema(contract[name])
         assert spec.owners and spec.code_version
+
+
+def test_the_code_location_loads_as_the_ui_loads_it():
+    # What `dagster definitions validate` and the UI check: partition mappings between
+    # every pair of assets, jobs, schedules and sensors.
+    from orchestration.definitions import defs
+
+    dg.Definitions.validate_loadable(defs)

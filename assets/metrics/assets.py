@@ -160,7 +160,8 @@ def _by_cohort(table: Table) -> dict[str, object]:
         "kinds": {"polars", "duckdb"},
         "partitions_def": cohort_partitions,
         "backfill_policy": dg.BackfillPolicy.single_run(),
-        "deps": [PAPERS, PAPER_SCREENING, INCLUSIONS, FRAMEWORK_COMMITS],
+        # Every quarter reads every framework's history (how far it is observed).
+        "deps": [PAPERS, PAPER_SCREENING, INCLUSIONS, dg.AssetDep(FRAMEWORK_COMMITS, partition_mapping=dg.AllPartitionMapping())],
         "pool": WRITER_POOL,
         "automation_condition": cohort_automation,
     }

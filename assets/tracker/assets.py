@@ -168,6 +168,7 @@ def site_metadata(site_dir: Path, pages: list[str], rows: dict[str, int]) -> dic
     owners=ASSET_OWNERS,
     code_version="1",
     pool=WRITER_POOL,
+    automation_condition=derived_automation,
 )
 def tracker_site(
     context: dg.AssetExecutionContext, warehouse: Warehouse, framework_sources: FrameworkSources, site: TrackerSite
