@@ -13,6 +13,9 @@ from assets.tracker.assets import method_switches, tracker_site
 from orchestration.resources import FrameworkSources, TrackerSite
 from tests.tracker_fixtures import fixture_warehouse
 
+#: Installing chromium with apt-get on a fresh machine takes minutes.
+pytestmark = pytest.mark.timeout(900)
+
 #: Appended to a copy of a page: records, after load, whether anything set window.pwned.
 PROBE = (
     "<script>window.addEventListener('load', function () { setTimeout(function () {"
