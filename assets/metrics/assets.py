@@ -16,6 +16,7 @@ import dagster as dg
 import polars as pl
 
 from assets.metrics.charts import cohort_chart, peers_chart, png_markdown, survival_chart
+from assets.metrics.cohort_inclusion import IS_GENERAL_METHOD
 from assets.metrics.cohort_inclusion import cohort_inclusion as cohort_inclusion_of
 from assets.metrics.failure_reports import failure_report_coverage as failure_report_coverage_of
 from assets.metrics.failure_reports import implementation_failure_reports
@@ -101,7 +102,7 @@ class MetricInputs:
 
     def general_inclusions(self) -> pl.DataFrame:
         """The inclusions of papers that propose a general RL method (the study's scope)."""
-        general = self.screening.filter(pl.col("is_general_rl_method").fill_null(False)).select("arxiv_id")
+        general = self.screening.filter(IS_GENERAL_METHOD).select("arxiv_id")
         return self.inclusions.join(general, on="arxiv_id", how="semi")
 
 

@@ -50,6 +50,16 @@ def screened_papers(papers: pl.DataFrame, screening: pl.DataFrame, cohorts: Sequ
     )
 
 
+#: A screened paper that proposes a general RL training method (an unknown verdict is not one).
+IS_GENERAL_METHOD = pl.col("is_general_rl_method").fill_null(False)
+
+
+def general_methods(papers: pl.DataFrame, screening: pl.DataFrame, as_of: datetime) -> pl.DataFrame:
+    """The screened papers of the cohorts through the as-of date that propose a general
+    RL training method: the methods every metric counts."""
+    return screened_papers(papers, screening, cohorts_through(utc_as_of(as_of))).filter(IS_GENERAL_METHOD)
+
+
 def inclusions_as_of(inclusions: pl.DataFrame, as_of: datetime, frameworks: Sequence[str]) -> pl.DataFrame:
     """`arxiv_id`, `framework`, `included_at` of the inclusions in the configured
     frameworks made by the as-of date (a later commit is not known yet at that date)."""
@@ -82,7 +92,7 @@ def cohort_inclusion(
     as_of = utc_as_of(as_of)
     cohorts = cohorts_through(as_of)
     screened = screened_papers(papers, screening, cohorts)
-    methods = screened.filter(pl.col("is_general_rl_method").fill_null(False)).select("arxiv_id", "cohort", "published_at")
+    methods = screened.filter(IS_GENERAL_METHOD).select("arxiv_id", "cohort", "published_at")
     included = inclusions_as_of(inclusions, as_of, frameworks)
     per_framework = included.join(methods, on="arxiv_id")
     anywhere = earliest_inclusions(included).join(methods, on="arxiv_id").with_columns(framework=pl.lit(ANY_FRAMEWORK))
@@ -95,7 +105,7 @@ def cohort_inclusion(
         )
     )
     sizes = screened.group_by("cohort").agg(
-        papers=pl.len(), general_methods=pl.col("is_general_rl_method").fill_null(False).sum()
+        papers=pl.len(), general_methods=IS_GENERAL_METHOD.sum()
     )
     count_columns = ["papers", "general_methods", "included", "included_within_180d"]
     return (

@@ -35,7 +35,7 @@ from math import comb
 import polars as pl
 
 from assets.papers.affiliations import NO_MAINTAINER_COMPANY
-from assets.metrics.cohort_inclusion import earliest_inclusions, inclusions_as_of, screened_papers
+from assets.metrics.cohort_inclusion import earliest_inclusions, general_methods, inclusions_as_of
 from assets.metrics.windows import ANY_FRAMEWORK, POOLED, cohort_windows, cohorts_through, utc_as_of
 from orchestration.tables import METRICS_INCLUDED_VS_PEERS
 
@@ -86,8 +86,7 @@ def included_vs_peers(
     included = earliest_inclusions(inclusions_as_of(inclusions, as_of, frameworks))
     affiliation = pl.col("maintainer_company")
     methods = (
-        screened_papers(papers, screening, cohorts)
-        .filter(pl.col("is_general_rl_method").fill_null(False))
+        general_methods(papers, screening, as_of)
         .with_columns(
             included=pl.col("arxiv_id").is_in(included["arxiv_id"].implode()),
             known_non_maintainer=(affiliation == NO_MAINTAINER_COMPANY).fill_null(False),

@@ -44,10 +44,9 @@ from datetime import datetime
 import polars as pl
 
 from assets.links.evidence import UTC_TIME
-from assets.metrics.cohort_inclusion import inclusions_as_of, screened_papers
+from assets.metrics.cohort_inclusion import general_methods, inclusions_as_of
 from assets.metrics.windows import (
     ANY_FRAMEWORK,
-    cohorts_through,
     days_between,
     in_utc,
     observation_ends,
@@ -122,9 +121,7 @@ def thread_coverage(
     author_association, created_at), for the maintainers' first replies."""
     as_of = utc_as_of(as_of)
     until = pl.lit(as_of, UTC_TIME)
-    methods = screened_papers(papers, screening, cohorts_through(as_of)).filter(
-        pl.col("is_general_rl_method").fill_null(False)
-    ).select("arxiv_id", "published_at")
+    methods = general_methods(papers, screening, as_of).select("arxiv_id", "published_at")
     included = inclusions_as_of(inclusions, as_of, frameworks).join(methods, on="arxiv_id", how="semi")
     ends = observation_ends(observed, as_of, frameworks)
 

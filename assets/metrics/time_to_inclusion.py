@@ -40,22 +40,16 @@ import polars as pl
 from assets.links.evidence import UTC_TIME
 from assets.metrics.cohort_inclusion import (
     earliest_inclusions,
+    general_methods,
     inclusions_as_of,
-    screened_papers,
     within_window,
 )
-from assets.metrics.windows import ANY_FRAMEWORK, POOLED, cohorts_through, days_between, observation_ends, utc_as_of
+from assets.metrics.windows import ANY_FRAMEWORK, POOLED, days_between, observation_ends, utc_as_of
 from orchestration.tables import METRICS_INCLUSION_LAGS, METRICS_TIME_TO_INCLUSION
 
 SURVIVAL_SCHEMA = METRICS_TIME_TO_INCLUSION.schema
 
 LAG_SCHEMA = METRICS_INCLUSION_LAGS.schema
-
-
-def _general_methods(papers: pl.DataFrame, screening: pl.DataFrame, as_of: datetime) -> pl.DataFrame:
-    return screened_papers(papers, screening, cohorts_through(as_of)).filter(
-        pl.col("is_general_rl_method").fill_null(False)
-    ).select("arxiv_id", "cohort", "published_at")
 
 
 def follow_up(
@@ -74,7 +68,7 @@ def follow_up(
     first = earliest_inclusions(inclusions_as_of(inclusions, as_of, frameworks))
     end = pl.lit(horizon, UTC_TIME)
     return (
-        _general_methods(papers, screening, as_of)
+        general_methods(papers, screening, as_of).select("arxiv_id", "cohort", "published_at")
         .join(first, on="arxiv_id", how="left")
         .with_columns(event=pl.col("included_at").is_not_null() & (pl.col("included_at") <= end))
         .with_columns(
@@ -147,7 +141,7 @@ def inclusion_lags(
     to inclusion of the general methods included by the as-of date (LAG_SCHEMA)."""
     as_of = utc_as_of(as_of)
     included = inclusions_as_of(inclusions, as_of, frameworks)
-    methods = _general_methods(papers, screening, as_of)
+    methods = general_methods(papers, screening, as_of).select("arxiv_id", "cohort", "published_at")
     anywhere = earliest_inclusions(included).with_columns(framework=pl.lit(ANY_FRAMEWORK))
     lags = pl.concat([included, anywhere.select(included.columns)]).join(methods, on="arxiv_id").with_columns(
         lag=days_between(pl.col("included_at"), pl.col("published_at"))

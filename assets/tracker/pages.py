@@ -16,6 +16,7 @@ import jinja2
 import polars as pl
 from markupsafe import Markup
 
+from assets.metrics.cohort_inclusion import IS_GENERAL_METHOD
 from assets.tracker.method_switches import best_switches
 from assets.tracker.text import plain_text, safe_url
 
@@ -90,7 +91,7 @@ def digest_unproposed(tables: SiteTables, framework: str, as_of: datetime) -> pl
     ).select("arxiv_id")
     included = tables.inclusions.filter(pl.col("framework") == framework).select("arxiv_id")
     return (
-        tables.screening.filter(pl.col("is_general_rl_method").fill_null(False) & pl.col("cohort").is_in(last_two_quarters(as_of)))
+        tables.screening.filter(IS_GENERAL_METHOD & pl.col("cohort").is_in(last_two_quarters(as_of)))
         .select("arxiv_id")
         .join(named_in_threads, on="arxiv_id", how="anti")
         .join(included, on="arxiv_id", how="anti")
