@@ -31,7 +31,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape
 
-from fakes.arxiv_server import FAKE_HOST, arxiv_entry, atom_feed
+from fakes.arxiv_server import arxiv_entry, atom_feed
+from fakes.serving import FAKE_HOST, serving
 
 
 @dataclass(frozen=True)
@@ -169,12 +170,5 @@ def running_fake_arxiv_reports(fixtures: ReportFixtures) -> Iterator[FakeReportU
     """Serve `fixtures` on a free port of 127.0.0.1."""
     server = ThreadingHTTPServer((FAKE_HOST, 0), _handler(fixtures))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://{FAKE_HOST}:{server.server_address[1]}"
-    try:
+    with serving(server) as base:
         yield FakeReportUrls(f"{base}/api/query", f"{base}/html")
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

@@ -35,7 +35,8 @@ from typing import Any, Literal, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
-FAKE_HOST = "127.0.0.1"
+from fakes.serving import FAKE_HOST, serving
+
 _SUBMITTED = re.compile(r"submittedDate:\[(\d{12}) TO (\d{12})\]")
 
 #: arXiv's API pages no further than this (start + max_results).
@@ -333,12 +334,5 @@ class _FakeArxivServer(ThreadingHTTPServer):
 @contextmanager
 def running_fake_arxiv(fixtures: ArxivFixtures) -> Iterator[str]:
     """Serve `fixtures` on a free port of 127.0.0.1; yields the API URL (…/api/query)."""
-    server = _FakeArxivServer(fixtures)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{FAKE_HOST}:{server.server_address[1]}/api/query"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(_FakeArxivServer(fixtures)) as base_url:
+        yield f"{base_url}/api/query"

@@ -34,7 +34,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-FAKE_HOST = "127.0.0.1"
+from fakes.serving import FAKE_HOST, serving
+
 MAX_PER_PAGE = 100
 DEFAULT_PER_PAGE = 30
 SECONDARY_MESSAGE = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
@@ -444,15 +445,8 @@ class _FakeGithubServer(ThreadingHTTPServer):
 @contextmanager
 def running_fake_github(fixtures: GithubFixtures | None = None) -> Iterator[str]:
     """Serve `fixtures` on a free port of 127.0.0.1; yields the base URL (no trailing slash)."""
-    server = _FakeGithubServer(fixtures if fixtures is not None else GithubFixtures())
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{FAKE_HOST}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(_FakeGithubServer(fixtures if fixtures is not None else GithubFixtures())) as base_url:
+        yield base_url
 
 
 def free_port() -> int:

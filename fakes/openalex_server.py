@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-FAKE_HOST = "127.0.0.1"
+from fakes.serving import FAKE_HOST, serving
+
 _PREFIX = "/works/doi:10.48550/arXiv."
 
 
@@ -83,11 +84,5 @@ def _handler(fixtures: OpenAlexFixtures) -> type[BaseHTTPRequestHandler]:
 
 @contextmanager
 def running_fake_openalex(fixtures: OpenAlexFixtures) -> Iterator[str]:
-    server = ThreadingHTTPServer((FAKE_HOST, 0), _handler(fixtures))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://{FAKE_HOST}:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(ThreadingHTTPServer((FAKE_HOST, 0), _handler(fixtures))) as base_url:
+        yield base_url
