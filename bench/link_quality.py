@@ -22,8 +22,6 @@ proposals, training failures), then prints
 """
 
 import argparse
-import gzip
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,16 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from assets.papers.aliases import paper_aliases_of, read_alias_overrides  # noqa: E402
-from orchestration.clients.arxiv_feed import parse_feed  # noqa: E402
-from orchestration.clients.commit_records import snapshot_commit_frames  # noqa: E402
+from orchestration.clients.recorded_snapshot import recorded_frames  # noqa: E402
 from assets.links.evidence import evidence_of  # noqa: E402
 from assets.links.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides  # noqa: E402
 from assets.papers.papers import papers_from_entries  # noqa: E402
 from orchestration.as_of import as_of_of  # noqa: E402
 from assets.links.proposals import proposals_of  # noqa: E402
-from orchestration.clients.thread_records import snapshot_thread_frames  # noqa: E402
 from assets.links.training_failures import training_failures_of  # noqa: E402
-from orchestration.settings import frameworks  # noqa: E402
 
 SAMPLE = ROOT / "bench" / "labels" / "inclusion_sample.csv"
 HAND_CHECK_SEED = 20261203
@@ -52,28 +47,10 @@ DEFAULT_SNAPSHOT = ROOT.parent / "shared" / "snapshots"
 
 def load_snapshots(snapshot: Path) -> dict[str, pl.DataFrame]:
     """Commits, files, threads, comments and papers of the recorded snapshots."""
-    commits, files, threads, comments = [], [], [], []
-    for framework in frameworks():
-        history = snapshot / "github" / f"{framework.snapshot_stem}.jsonl.gz"
-        framework_commits, framework_files = snapshot_commit_frames(history, framework.slug)
-        commits.append(framework_commits)
-        files.append(framework_files)
-        thread_file = snapshot / "github" / f"{framework.snapshot_stem}.threads.jsonl.gz"
-        if thread_file.exists():
-            with gzip.open(thread_file, "rt", encoding="utf-8") as handle:
-                lines = [json.loads(line) for line in handle if line.strip()]
-            framework_threads, framework_comments = snapshot_thread_frames(lines, framework.slug)
-            threads.append(framework_threads)
-            comments.append(framework_comments)
-    entries = pl.concat(
-        [parse_feed(path.read_bytes(), path.name).entries for path in sorted((snapshot / "arxiv").glob("*.xml"))]
-    )
+    recorded = recorded_frames(snapshot)
     return {
-        "commits": pl.concat(commits),
-        "files": pl.concat(files),
-        "threads": pl.concat(threads),
-        "comments": pl.concat(comments),
-        "papers": papers_from_entries(entries),
+        **{name: recorded[name] for name in ("commits", "files", "threads", "comments")},
+        "papers": papers_from_entries(recorded["entries"]),
     }
 
 

@@ -2,10 +2,8 @@
 rows in a different storage order each time, is written byte for byte the same
 (content and row order)."""
 
-import gzip
 import hashlib
 import io
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -20,16 +18,15 @@ from assets.papers.affiliations import (
     read_affiliation_overrides,
 )
 from assets.papers.aliases import paper_aliases_of, read_alias_overrides
-from orchestration.clients.arxiv_feed import ENTRY_SCHEMA, parse_feed
+from orchestration.clients.arxiv_feed import ENTRY_SCHEMA
 from orchestration.as_of import as_of_of
-from orchestration.clients.commit_records import snapshot_commit_frames
+from orchestration.clients.recorded_snapshot import recorded_frames
 from assets.links.evidence import evidence_of
 from assets.links.inclusions import inclusions_of, read_inclusion_overrides
 from orchestration.curation import OVERRIDES_DIR
 from assets.papers.papers import papers_from_entries
 from assets.links.proposals import proposals_of
 from assets.papers.screening import paper_screening_of, read_screening_overrides
-from orchestration.clients.thread_records import snapshot_thread_frames
 from assets.links.training_failures import training_failures_of
 from orchestration.settings import frameworks
 from tests.helpers import shared_snapshots
@@ -183,30 +180,10 @@ def test_the_fixture_tables_agree_across_shuffled_recomputations():
 
 def snapshot_inputs(snapshot: Path) -> dict[str, pl.DataFrame]:
     """The raw frames of the recorded snapshots, and the papers and aliases derived from them."""
-    commit_frames, file_frames, thread_frames, comment_frames = [], [], [], []
-    for framework in frameworks():
-        framework_commits, framework_files = snapshot_commit_frames(
-            snapshot / "github" / f"{framework.snapshot_stem}.jsonl.gz", framework.slug
-        )
-        commit_frames.append(framework_commits)
-        file_frames.append(framework_files)
-        thread_file = snapshot / "github" / f"{framework.snapshot_stem}.threads.jsonl.gz"
-        if thread_file.exists():
-            with gzip.open(thread_file, "rt", encoding="utf-8") as handle:
-                lines = [json.loads(line) for line in handle if line.strip()]
-            framework_threads, framework_comments = snapshot_thread_frames(lines, framework.slug)
-            thread_frames.append(framework_threads)
-            comment_frames.append(framework_comments)
-    entries = pl.concat(
-        [parse_feed(path.read_bytes(), path.name).entries for path in sorted((snapshot / "arxiv").glob("*.xml"))]
-    )
-    paper_rows = papers_from_entries(entries)
+    recorded = recorded_frames(snapshot)
+    paper_rows = papers_from_entries(recorded["entries"])
     return {
-        "entries": entries,
-        "commits": pl.concat(commit_frames),
-        "files": pl.concat(file_frames),
-        "threads": pl.concat(thread_frames),
-        "comments": pl.concat(comment_frames),
+        **recorded,
         "papers": paper_rows.select("arxiv_id", "title", "published_at"),
         "aliases": paper_aliases_of(paper_rows, read_alias_overrides()),
     }
