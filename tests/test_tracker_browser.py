@@ -6,12 +6,9 @@ the test's tmp dir."""
 import shutil
 import subprocess
 
-import dagster as dg
 import pytest
 
-from assets.tracker.assets import method_switches, tracker_site
-from orchestration.resources import FrameworkSources, TrackerSite
-from tests.tracker_fixtures import fixture_warehouse
+from tests.tracker_fixtures import build_site
 
 #: Installing chromium with apt-get on a fresh machine takes minutes.
 pytestmark = pytest.mark.timeout(900)
@@ -44,18 +41,7 @@ def chromium() -> str:
 
 @pytest.fixture
 def site_dir(tmp_path):
-    warehouse = fixture_warehouse(tmp_path / "tracker.duckdb")
-    site = tmp_path / "site"
-    result = dg.materialize(
-        [method_switches, tracker_site],
-        resources={
-            "warehouse": warehouse,
-            "framework_sources": FrameworkSources(snapshot_dir=str(tmp_path)),
-            "site": TrackerSite(site_dir=str(site)),
-        },
-    )
-    assert result.success
-    return site
+    return build_site(tmp_path)[0]
 
 
 def browse(chromium: str, *arguments: str) -> str:

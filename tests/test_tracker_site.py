@@ -5,35 +5,19 @@ import json
 import re
 from xml.etree import ElementTree
 
-import dagster as dg
 import polars as pl
 import pytest
 
 from assets.preview import markdown_preview
-from assets.tracker.assets import method_switches, tracker_site
 from assets.tracker.feed import atom_feed, feed_entries
 from assets.tracker.pages import last_two_quarters
-from orchestration.resources import FrameworkSources, TrackerSite
 from orchestration.tables import CORE_METHOD_SWITCHES, CORE_PROPOSALS
-from tests.tracker_fixtures import AS_OF, HOSTILE, fixture_tables, fixture_warehouse
+from tests.tracker_fixtures import AS_OF, HOSTILE, build_site, fixture_tables
 
 
 @pytest.fixture
 def built_site(tmp_path):
-    """The site as the asset writes it (method_switches, then tracker_site), and its result."""
-    warehouse = fixture_warehouse(tmp_path / "tracker.duckdb")
-    site_dir = tmp_path / "site"
-    result = dg.materialize(
-        [method_switches, tracker_site],
-        resources={
-            "warehouse": warehouse,
-            # snapshot mode: the as-of date is the newest recorded commit (AS_OF)
-            "framework_sources": FrameworkSources(snapshot_dir=str(tmp_path)),
-            "site": TrackerSite(site_dir=str(site_dir)),
-        },
-    )
-    assert result.success
-    return site_dir, result
+    return build_site(tmp_path)
 
 
 def page(site_dir, relative):

@@ -8,8 +8,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import dagster as dg
 import polars as pl
 
+from assets.tracker.assets import method_switches, tracker_site
+from orchestration.resources import FrameworkSources, TrackerSite
 from orchestration.tables import (
     CORE_EVIDENCE,
     CORE_INCLUSIONS,
@@ -148,3 +151,21 @@ CHART_SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" id="cohort-chart" width="200" height="100">'
     '<rect x="10" y="20" width="30" height="80" fill="#4878d0"/><text x="10" y="15">2025-Q1</text></svg>'
 )
+
+
+def build_site(tmp_path):
+    """The site as the assets write it (method_switches, then tracker_site) from the
+    fixture warehouse, in snapshot mode (the as-of date is the newest recorded commit,
+    AS_OF): its folder and the materialization result."""
+    warehouse = fixture_warehouse(tmp_path / "tracker.duckdb")
+    site_dir = tmp_path / "site"
+    result = dg.materialize(
+        [method_switches, tracker_site],
+        resources={
+            "warehouse": warehouse,
+            "framework_sources": FrameworkSources(snapshot_dir=str(tmp_path)),
+            "site": TrackerSite(site_dir=str(site_dir)),
+        },
+    )
+    assert result.success
+    return site_dir, result
