@@ -71,9 +71,14 @@ def weak_source_agreement(papers: pl.DataFrame, recorded: pl.DataFrame, snapshot
     companies the printed institutions name) and whether they `agree`."""
     companies = maintainer_companies()
     printed = maintainer_companies_of(papers, recorded, companies).filter(pl.col("affiliation_source").is_not_null())
-    addresses = pl.read_ndjson(
-        snapshot / "affiliations" / "affiliations.jsonl", schema={"arxiv_id": pl.Utf8, "email_domains": pl.List(pl.Utf8)}
-    ).select("arxiv_id", abstract=pl.lit(""), comment=pl.col("email_domains").list.eval("x@" + pl.element()).list.join(" "))
+    # The recorded domains as addresses in an otherwise empty comment.
+    domains = pl.read_ndjson(
+        snapshot / "affiliations" / "affiliations.jsonl",
+        schema={"arxiv_id": pl.Utf8, "email_domains": pl.List(pl.Utf8)},
+    )
+    addresses = domains.select(
+        "arxiv_id", abstract=pl.lit(""), comment=pl.col("email_domains").list.eval("x@" + pl.element()).list.join(" ")
+    )
     named = pl.concat(
         [
             code_url_affiliations(code_links(papers), companies, FRAMEWORK_REPOS),
@@ -133,9 +138,10 @@ def main(argv: list[str] | None = None) -> int:
             rows = agreement.filter(pl.col("source") == source)
             figures[f"{source}_agreement"] = rows["agree"].mean() if rows.height else float("nan")
             figures[f"{source}_attributions"] = rows.height
-            print(f"\n{source}: {int(rows['agree'].sum())} of {rows.height} companies it names agree with the recorded affiliations")
+            print(f"\n{source}: {int(rows['agree'].sum())} of {rows.height} companies it names agree with the recorded ones")
             print(rows.sort("agree", "arxiv_id"))
-    print(record_first_reading("affiliation_coverage", "recorded_affiliations", agreement["arxiv_id"].n_unique(), figures))
+    sample_size = agreement["arxiv_id"].n_unique()
+    print(record_first_reading("affiliation_coverage", "recorded_affiliations", sample_size, figures))
     return 0
 
 

@@ -116,7 +116,9 @@ _EMAIL_DOMAIN = re.compile(r"^(?:[a-z0-9-]+\.)+[a-z]{2,}$")
 def _parse_company(where: str, company: dict) -> MaintainerCompany:
     name = company.get("name")
     if set(company) - _COMPANY_KEYS or not isinstance(name, str) or not name:
-        raise ConfigError(f"{where}: a maintainer company takes {sorted(_COMPANY_KEYS)} and needs 'name', got {company!r}")
+        raise ConfigError(
+            f"{where}: a maintainer company takes {sorted(_COMPANY_KEYS)} and needs 'name', got {company!r}"
+        )
     variants = company.get("variants", [name])
     if not isinstance(variants, list) or not all(isinstance(v, str) and v for v in variants):
         raise ConfigError(f"{where}: 'variants' of {name} must be a list of names")

@@ -213,7 +213,7 @@ def test_the_repository_affiliation_overrides_are_valid_and_name_companies():
 # -- the code URL's organisation and e-mail domains ---------------------------------------
 
 #: Invented companies: what the rules read is the configuration, not these names.
-ACME = MaintainerCompany("Acme AI", ("Acme AI",), github_organisations=("acme-ai", "AcmeLabs"), email_domains=("acme.com",))
+ACME = MaintainerCompany("Acme AI", ("Acme AI",), ("acme-ai", "AcmeLabs"), email_domains=("acme.com",))
 GLOBEX = MaintainerCompany("Globex", ("Globex",), github_organisations=("globex",), email_domains=("globex.io",))
 INVENTED = [ACME, GLOBEX]
 
@@ -250,7 +250,10 @@ def test_a_code_url_under_a_company_organisation_names_the_company():
 def test_a_framework_repository_as_code_url_names_no_company():
     """Papers link a framework's repository (or a recipe inside it) as the code they build on."""
     named = code_url_affiliations(
-        code_urls(("1", "https://github.com/globex/rl-trainer"), ("2", "https://github.com/Globex/RL-Trainer/tree/main/recipe/x")),
+        code_urls(
+            ("1", "https://github.com/globex/rl-trainer"),
+            ("2", "https://github.com/Globex/RL-Trainer/tree/main/recipe/x"),
+        ),
         INVENTED,
         framework_repos=["Globex/RL-Trainer"],
     )

@@ -271,7 +271,9 @@ def test_maintainer_company_is_known_for_most_recorded_papers(tmp_path):
     general = screening.filter("is_general_rl_method")
     assert general["maintainer_company"].is_not_null().mean() > 0.7
     assert set(known["maintainer_company"]) >= {"none", "ByteDance", "Alibaba", "NVIDIA", "Ant Group"}
-    assert metadata(result, "paper_screening")["maintainer_company_unknown"] == screening.height - known.height
+    figures = metadata(result, "paper_screening")
+    assert figures["maintainer_company_unknown"] == screening.height - known.height
+    assert figures["general_methods_per_affiliation_source"]["unknown"] == general["maintainer_company"].null_count()
 
 
 def test_a_malformed_override_fails_the_run_with_file_and_line(warehouse, curation):

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import polars as pl
 
+from assets.papers.screening import code_links
 from orchestration.curation import OVERRIDES_DIR, read_override_csv
 from orchestration.clients.recorded_affiliations import AFFILIATION_SCHEMA
-from assets.papers.screening import code_links
 from orchestration.settings import MaintainerCompany
 
 AFFILIATIONS_OVERRIDES = OVERRIDES_DIR / "affiliations.csv"
@@ -121,7 +121,7 @@ def code_url_affiliations(
     companies' organisations, matched case-insensitively. The frameworks' own repositories
     (`framework_repos`, "owner/name") are skipped: papers link them as the code they build
     on. Any other owner says nothing, so it gives no row."""
-    owners = {organisation.lower(): company.name for company in companies for organisation in company.github_organisations}
+    owners = {org.lower(): company.name for company in companies for org in company.github_organisations}
     repo = pl.col("code_url").str.extract_groups(_GITHUB_REPO)
     return (
         code_urls.select(
