@@ -70,8 +70,14 @@ def arxiv_query() -> ArxivQuery:
 
 @dataclass(frozen=True)
 class MaintainerCompany:
+    """A company that maintains a framework: the names an affiliation may print
+    (`variants`), the GitHub organisations its code is published under and the e-mail
+    domains of its staff, all as configured in frameworks.toml."""
+
     name: str
     variants: tuple[str, ...]
+    github_organisations: tuple[str, ...] = ()
+    email_domains: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,31 @@ _SLUG = re.compile(r"^[a-z][a-z0-9-]*$")
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _FRAMEWORK_KEYS = {"slug", "repo", "default_branch", "names", "maintainer_companies", "contribution_docs"}
 _NAME = re.compile(r"^[a-z0-9]+$")
+_COMPANY_KEYS = {"name", "variants", "github_organisations", "email_domains"}
+#: A GitHub user or organisation name.
+_GITHUB_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$")
+_EMAIL_DOMAIN = re.compile(r"^(?:[a-z0-9-]+\.)+[a-z]{2,}$")
+
+
+def _parse_company(where: str, company: dict) -> MaintainerCompany:
+    name = company.get("name")
+    if set(company) - _COMPANY_KEYS or not isinstance(name, str) or not name:
+        raise ConfigError(
+            f"{where}: a maintainer company takes {sorted(_COMPANY_KEYS)} and needs 'name', got {company!r}"
+        )
+    variants = company.get("variants", [name])
+    if not isinstance(variants, list) or not all(isinstance(v, str) and v for v in variants):
+        raise ConfigError(f"{where}: 'variants' of {name} must be a list of names")
+    lists = {}
+    for key, form, example in (
+        ("github_organisations", _GITHUB_OWNER, "volcengine"),
+        ("email_domains", _EMAIL_DOMAIN, "bytedance.com"),
+    ):
+        values = company.get(key, [])
+        if not isinstance(values, list) or not all(isinstance(v, str) and form.match(v) for v in values):
+            raise ConfigError(f"{where}: '{key}' of {name} must be a list like [\"{example}\"], got {values!r}")
+        lists[key] = tuple(values)
+    return MaintainerCompany(name, tuple(variants), **lists)
 
 
 def parse_frameworks(raw: dict, path: Path = CONFIG_DIR / "frameworks.toml") -> tuple[Framework, ...]:
@@ -124,14 +155,7 @@ def parse_frameworks(raw: dict, path: Path = CONFIG_DIR / "frameworks.toml") -> 
         branch = entry.get("default_branch", "main")
         if not isinstance(branch, str) or not branch:
             raise ConfigError(f"{where}: 'default_branch' must be a branch name")
-        companies = []
-        for company in entry.get("maintainer_companies", []):
-            if set(company) - {"name", "variants"} or not isinstance(company.get("name"), str):
-                raise ConfigError(f"{where}: a maintainer company needs 'name' and 'variants' only, got {company!r}")
-            variants = company.get("variants", [company["name"]])
-            if not isinstance(variants, list) or not all(isinstance(v, str) and v for v in variants):
-                raise ConfigError(f"{where}: 'variants' of {company['name']} must be a list of names")
-            companies.append(MaintainerCompany(company["name"], tuple(variants)))
+        companies = [_parse_company(where, company) for company in entry.get("maintainer_companies", [])]
         docs = entry.get("contribution_docs", ["CONTRIBUTING.md"])
         if not isinstance(docs, list) or not all(isinstance(d, str) and d for d in docs):
             raise ConfigError(f"{where}: 'contribution_docs' must be a list of paths")
@@ -150,6 +174,11 @@ def parse_frameworks(raw: dict, path: Path = CONFIG_DIR / "frameworks.toml") -> 
 def frameworks() -> tuple[Framework, ...]:
     path = CONFIG_DIR / "frameworks.toml"
     return parse_frameworks(_load_toml(path), path)
+
+
+def maintainer_companies() -> tuple[MaintainerCompany, ...]:
+    """The maintainer companies of all configured frameworks, each once."""
+    return tuple({company.name: company for f in frameworks() for company in f.maintainer_companies}.values())
 
 
 def framework(slug: str) -> Framework:

@@ -8,14 +8,17 @@ import pytest
 from assets.papers.affiliations import (
     affiliations_by_precedence,
     arxiv_affiliations,
+    code_url_affiliations,
     company_pattern,
+    email_domain_affiliations,
+    maintainer_companies_from_sources,
     maintainer_companies_of,
     override_affiliations,
     read_affiliation_overrides,
 )
 from orchestration.clients.recorded_affiliations import AFFILIATION_SCHEMA, read_snapshot_affiliations
 from orchestration.curation import OverrideError
-from orchestration.settings import MaintainerCompany, frameworks
+from orchestration.settings import MaintainerCompany, frameworks, maintainer_companies
 from orchestration.clients.snapshot_files import SnapshotFileError
 from tests.helpers import REPO_ROOT, shared_snapshots
 from tests.snapshot_fixtures import affiliation_record, write_affiliations
@@ -149,8 +152,8 @@ def test_the_configured_variants_find_every_company_name_printed_and_nothing_els
     """Every recorded affiliation that spells a maintainer company's name (by these
     independent spellings) is matched to that company, and no other affiliation is."""
     spellings = {
-        "ByteDance": r"bytedance",
-        "Alibaba": r"alibaba|qwen|tongyi|taobao|tmall|taotian",
+        "ByteDance": r"bytedance|douyin",
+        "Alibaba": r"alibaba|qwen|tongyi|taobao|tmall|taotian|damo academy",
         "Ant Group": r"ant ?group|inclusionai|ant research",
         "NVIDIA": r"nvidia",
         "Hugging Face": r"hugging ?face",
@@ -205,3 +208,137 @@ def test_the_repository_affiliation_overrides_are_valid_and_name_companies():
     result = maintainer_companies_of(overrides.select("arxiv_id").unique(), overrides, COMPANIES)
     assert result["maintainer_company"].is_not_null().all()
     assert "ByteDance" in result["maintainer_company"].to_list()
+
+
+# -- the code URL's organisation and e-mail domains ---------------------------------------
+
+#: Invented companies: what the rules read is the configuration, not these names.
+ACME = MaintainerCompany("Acme AI", ("Acme AI",), ("acme-ai", "AcmeLabs"), email_domains=("acme.com",))
+GLOBEX = MaintainerCompany("Globex", ("Globex",), github_organisations=("globex",), email_domains=("globex.io",))
+INVENTED = [ACME, GLOBEX]
+
+
+def code_urls(*items: tuple[str, str | None]) -> pl.DataFrame:
+    return pl.DataFrame(items, schema={"arxiv_id": pl.Utf8, "code_url": pl.Utf8}, orient="row")
+
+
+def texts(*items: tuple[str, str | None, str | None]) -> pl.DataFrame:
+    return pl.DataFrame(items, schema={"arxiv_id": pl.Utf8, "abstract": pl.Utf8, "comment": pl.Utf8}, orient="row")
+
+
+def test_a_code_url_under_a_company_organisation_names_the_company():
+    named = code_url_affiliations(
+        code_urls(
+            ("1", "https://github.com/Acme-AI/swift-rl"),  # owners match case-insensitively
+            ("2", "https://www.github.com/acmelabs/tiny-rl.git"),
+            ("3", "https://github.com/globex/other-tool/tree/main/recipes"),
+            ("4", "https://github.com/jdoe/acme-ai"),  # the organisation must be the owner
+            ("5", "https://gitlab.com/acme-ai/swift-rl"),  # GitHub organisations only
+            ("6", "https://github.com/acme-ai-fan/swift-rl"),
+            ("7", None),
+        ),
+        INVENTED,
+        framework_repos=["Globex/RL-Trainer"],
+    )
+    assert named.rows() == [
+        ("1", None, "Acme AI", "code_url"),
+        ("2", None, "Acme AI", "code_url"),
+        ("3", None, "Globex", "code_url"),
+    ]
+
+
+def test_a_framework_repository_as_code_url_names_no_company():
+    """Papers link a framework's repository (or a recipe inside it) as the code they build on."""
+    named = code_url_affiliations(
+        code_urls(
+            ("1", "https://github.com/globex/rl-trainer"),
+            ("2", "https://github.com/Globex/RL-Trainer/tree/main/recipe/x"),
+        ),
+        INVENTED,
+        framework_repos=["Globex/RL-Trainer"],
+    )
+    assert named.is_empty()
+
+
+def test_email_domains_in_the_comment_or_abstract_name_companies():
+    named = email_domain_affiliations(
+        texts(
+            ("1", "Contact {ann,bo}@acme.com for the code.", None),
+            ("2", None, "Correspondence: cy@research.ACME.com; dee@globex.io."),  # subdomain, any case
+            ("3", "We report pass@k and mean@1.5 scores.", "eve@univ.edu"),
+            ("4", None, "fay@notacme.com, gus@acme.community, hal@acme.com.cn"),  # lookalikes
+            ("5", None, "ivy@acme.com and jo@acme.com"),  # one row per company
+        ),
+        INVENTED,
+    )
+    assert sorted(named.rows()) == [
+        ("1", None, "Acme AI", "email"),
+        ("2", None, "Acme AI", "email"),
+        ("2", None, "Globex", "email"),
+        ("5", None, "Acme AI", "email"),
+    ]
+
+
+def test_the_weak_sources_rank_after_openalex_code_url_first():
+    chosen = affiliations_by_precedence(
+        rows(("1", "A", "Stanford University", "openalex")),
+        rows(("1", None, "Acme AI", "code_url"), ("2", None, "Acme AI", "code_url")),
+        rows(("2", None, "Globex", "email"), ("3", None, "Globex", "email")),
+    )
+    assert sorted(chosen.rows()) == [
+        ("1", "A", "Stanford University", "openalex"),
+        ("2", None, "Acme AI", "code_url"),
+        ("3", None, "Globex", "email"),
+    ]
+
+
+def test_code_url_and_email_fill_only_papers_no_listed_source_covers():
+    papers = pl.DataFrame(
+        {
+            "arxiv_id": ["listed", "code", "mail", "stranger", "nothing"],
+            "abstract": [
+                "Code: https://github.com/acme-ai/listed-rl",
+                "Code: https://github.com/AcmeLabs/code-rl",
+                "We study a new clipping rule.",
+                "Code: https://github.com/jdoe/stranger-rl",
+                "We study a new clipping rule.",
+            ],
+            "comment": [None, "ann@globex.io", "bo@globex.io", "cy@univ.edu", None],
+        }
+    )
+    listed = rows(("listed", "A", "Example University", "snapshot"))
+    result = maintainer_companies_from_sources(papers, [listed], INVENTED, framework_repos=[]).sort("arxiv_id")
+    assert dict(zip(result["arxiv_id"], zip(result["maintainer_company"], result["affiliation_source"]))) == {
+        "listed": ("none", "snapshot"),  # a listed source wins whole
+        "code": ("Acme AI", "code_url"),
+        "mail": ("Globex", "email"),
+        "stranger": (None, None),  # an unknown owner or domain says nothing: unknown, never "none"
+        "nothing": (None, None),
+    }
+
+
+def test_the_configured_organisations_and_domains_each_belong_to_one_company():
+    companies = maintainer_companies()
+    organisations = [o.lower() for c in companies for o in c.github_organisations]
+    domains = [d for c in companies for d in c.email_domains]
+    assert len(organisations) == len(set(organisations)) and len(domains) == len(set(domains))
+    assert all(c.github_organisations and c.email_domains for c in companies)
+    # A university lab is not a company; a framework's owner may be (volcengine) or not (OpenRLHF).
+    assert {"thudm", "openrlhf"}.isdisjoint(organisations)
+
+
+@pytest.mark.snapshots
+def test_the_configured_email_domains_agree_with_the_recorded_institutions():
+    """The e-mail domains recorded beside each paper's printed institutions: each company a
+    configured domain names is one the institutions name too."""
+    path = shared_snapshots() / "affiliations" / "affiliations.jsonl"
+    addresses = pl.read_ndjson(path, schema={"arxiv_id": pl.Utf8, "email_domains": pl.List(pl.Utf8)}).select(
+        "arxiv_id", abstract=pl.lit(None, pl.Utf8), comment=pl.col("email_domains").list.eval("x@" + pl.element()).list.join(" ")
+    )
+    named = email_domain_affiliations(addresses, COMPANIES)
+    printed = maintainer_companies_of(addresses.select("arxiv_id"), read_snapshot_affiliations(path), COMPANIES)
+    checked = named.join(printed, on="arxiv_id").with_columns(
+        agree=pl.col("maintainer_company").str.split("; ").list.contains(pl.col("affiliation"))
+    )
+    assert checked.height >= 10
+    assert checked.filter(~pl.col("agree")).is_empty()

@@ -11,9 +11,8 @@ import polars as pl
 import pytest
 
 from assets.papers.affiliations import (
-    affiliations_by_precedence,
     arxiv_affiliations,
-    maintainer_companies_of,
+    maintainer_companies_from_sources,
     override_affiliations,
     read_affiliation_overrides,
 )
@@ -28,7 +27,7 @@ from assets.papers.papers import papers_from_entries
 from assets.links.proposals import proposals_of
 from assets.papers.screening import paper_screening_of, read_screening_overrides
 from assets.links.training_failures import training_failures_of
-from orchestration.settings import frameworks
+from orchestration.settings import frameworks, maintainer_companies
 from tests.helpers import shared_snapshots
 from tests.link_fixtures import DAPO, DR_GRPO, REINFORCE_PP, aliases, at, comments, commits, files, papers, threads
 
@@ -50,14 +49,12 @@ def derived_tables(inputs: dict[str, pl.DataFrame], seed: int) -> dict[str, pl.D
     tables = {"papers": papers_from_entries(raw["entries"])}
     paper_rows = shuffled(tables["papers"], seed)
     tables["paper_aliases"] = paper_aliases_of(paper_rows, read_alias_overrides())
-    affiliations = affiliations_by_precedence(
-        override_affiliations(read_affiliation_overrides()), arxiv_affiliations(paper_rows)
+    listed = [override_affiliations(read_affiliation_overrides()), arxiv_affiliations(paper_rows)]
+    maintainers = maintainer_companies_from_sources(
+        paper_rows, listed, maintainer_companies(), [framework.repo for framework in frameworks()]
     )
-    companies = [company for framework in frameworks() for company in framework.maintainer_companies]
     tables["paper_screening"] = paper_screening_of(
-        paper_rows,
-        maintainer_companies_of(paper_rows, affiliations, companies),
-        read_screening_overrides(OVERRIDES_DIR / "screening.csv"),
+        paper_rows, maintainers, read_screening_overrides(OVERRIDES_DIR / "screening.csv")
     )
     evidence = evidence_of(raw["commits"], raw["files"], raw["threads"], raw["comments"], raw["papers"], raw["aliases"])
     tables["evidence"] = evidence

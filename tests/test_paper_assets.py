@@ -139,7 +139,8 @@ def test_paper_screening_writes_verdicts_features_and_override_counts(warehouse,
     assert dapo["policy_params_b"] == 32.0 and dapo["large_policy"] is True
     assert dapo["loss_change_kind"] == "clip"
     assert dapo["code_url"] == "https://github.com/BytedTsinghua-SIA/DAPO"
-    assert dapo["maintainer_company"] is None  # no affiliation known: unknown, not "no"
+    # No affiliation listed anywhere: the code URL's organisation (a ByteDance joint lab) names the company.
+    assert dapo["maintainer_company"] == "ByteDance" and dapo["affiliation_source"] == "code_url"
 
     # The rules call MiniMax-M1 a model report; the override wins and says why.
     assert minimax["is_general_rl_method"] is True and minimax["verdict_source"] == "override"
@@ -155,7 +156,8 @@ def test_paper_screening_writes_verdicts_features_and_override_counts(warehouse,
     assert figures["dagster/row_count"] == 3
     assert figures["verdicts_from_overrides"] == 1
     assert figures["papers_with_overridden_values"] == 1
-    assert figures["maintainer_company_known"] == 2
+    assert figures["maintainer_company_known"] == 3
+    assert figures["papers_per_affiliation_source"] == {"arxiv": 1, "code_url": 1, "override": 1}
 
 
 def test_openalex_fills_missing_affiliations_once_and_is_cached(warehouse, curation):
@@ -214,13 +216,26 @@ def test_recorded_affiliations_rank_between_arxiv_and_openalex(warehouse, curati
     assert figures["papers_per_affiliation_source"] == {"arxiv": 1, "override": 1, "snapshot": 1}
 
 
-def test_a_paper_the_snapshot_leaves_out_stays_unknown_and_is_counted(warehouse, curation, tmp_path):
+def test_a_paper_no_source_covers_stays_unknown_and_is_counted(warehouse, curation, tmp_path):
+    """Without GSPO's override nothing lists its affiliations, and it links no code and
+    no address: unknown, counted apart. DAPO, left out by the snapshot, falls to its code URL."""
+    (curation / "affiliations.csv").write_text("arxiv_id,author,affiliation,reason\n")
     snapshot = tmp_path / "snapshot"
-    write_affiliations(snapshot, [affiliation_record("2507.18071", ["Hugging Face"])])
+    write_affiliations(snapshot, [affiliation_record("2506.13585", ["NVIDIA"])])
     result = materialize([paper_screening], warehouse, curation, OpenAlexSource(snapshot_dir=str(snapshot)))
-    dapo = warehouse.read("SELECT maintainer_company, affiliation_source FROM core.paper_screening WHERE arxiv_id = '2503.14476'")
-    assert dapo.rows() == [(None, None)]
-    assert metadata(result, "paper_screening")["maintainer_company_unknown"] == 1
+    table = warehouse.read("SELECT * FROM core.paper_screening ORDER BY arxiv_id")
+    assert table.select("arxiv_id", "maintainer_company", "affiliation_source").rows() == [
+        ("2503.14476", "ByteDance", "code_url"),
+        ("2506.13585", "none", "arxiv"),
+        ("2507.18071", None, None),
+    ]
+    figures = metadata(result, "paper_screening")
+    assert figures["maintainer_company_unknown"] == 1
+    general = table.filter("is_general_rl_method")
+    assert figures["general_methods_per_affiliation_source"] == dict(
+        general.group_by(pl.col("affiliation_source").fill_null("unknown")).len().iter_rows()
+    )
+    assert figures["general_methods_per_affiliation_source"]["unknown"] == 1
 
 
 def test_a_corrupt_affiliations_file_fails_the_run_with_its_path(warehouse, curation, tmp_path):
@@ -256,7 +271,9 @@ def test_maintainer_company_is_known_for_most_recorded_papers(tmp_path):
     general = screening.filter("is_general_rl_method")
     assert general["maintainer_company"].is_not_null().mean() > 0.7
     assert set(known["maintainer_company"]) >= {"none", "ByteDance", "Alibaba", "NVIDIA", "Ant Group"}
-    assert metadata(result, "paper_screening")["maintainer_company_unknown"] == screening.height - known.height
+    figures = metadata(result, "paper_screening")
+    assert figures["maintainer_company_unknown"] == screening.height - known.height
+    assert figures["general_methods_per_affiliation_source"]["unknown"] == general["maintainer_company"].null_count()
 
 
 def test_a_malformed_override_fails_the_run_with_file_and_line(warehouse, curation):

@@ -4,9 +4,8 @@ import dagster as dg
 import polars as pl
 
 from assets.papers.affiliations import (
-    affiliations_by_precedence,
     arxiv_affiliations,
-    maintainer_companies_of,
+    maintainer_companies_from_sources,
     override_affiliations,
     papers_without_affiliations,
     read_affiliation_overrides,
@@ -19,7 +18,7 @@ from orchestration.clients.openalex import openalex_affiliations
 from orchestration.curation import waiting_for_papers
 from orchestration.jobs import derived_automation
 from orchestration.resources import Curation, OpenAlexSource
-from orchestration.settings import frameworks
+from orchestration.settings import frameworks, maintainer_companies
 from orchestration.tables import (
     CORE_PAPER_ALIASES,
     CORE_PAPER_SCREENING,
@@ -120,8 +119,9 @@ def paper_screening(
     `loss_change_kind` with its cue, `code_released`/`code_url`, `maintainer_company`
     (null when no affiliation is known) with `affiliation_source` (overrides, then arXiv's
     field, then in snapshot mode the recorded affiliations, then OpenAlex's answers cached
-    in raw.openalex_works). `verdict_source` says whether overrides/screening.csv
-    replaced the rules' verdict.
+    in raw.openalex_works, then the GitHub organisation of the code URL, then e-mail
+    domains in the comment or abstract). `verdict_source` says whether
+    overrides/screening.csv replaced the rules' verdict.
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     screening_overrides = read_screening_overrides(curation.path("screening.csv"))
@@ -132,13 +132,16 @@ def paper_screening(
     unknown = papers_without_affiliations(source, curated, recorded, printed)
     works = warehouse.read_table(RAW_OPENALEX_WORKS).filter(pl.col("arxiv_id").is_in(unknown))
     looked_up = openalex_affiliations(works)
-    affiliations = affiliations_by_precedence(curated, recorded, printed, looked_up)
-    companies = [company for framework in frameworks() for company in framework.maintainer_companies]
-    maintainers = maintainer_companies_of(source, affiliations, companies)
+    maintainers = maintainer_companies_from_sources(
+        source, [curated, recorded, printed, looked_up], maintainer_companies(), [f.repo for f in frameworks()]
+    )
     result = paper_screening_of(source, maintainers, screening_overrides)
     with warehouse.connect() as conn:
         replace_table(conn, CORE_PAPER_SCREENING.name, result)
     general = int(result["is_general_rl_method"].sum())
+    general_by_source = (
+        result.filter("is_general_rl_method").group_by(pl.col("affiliation_source").fill_null("unknown")).len()
+    )
     waiting = {
         "screening.csv": waiting_for_papers(screening_overrides, source),
         "affiliations.csv": waiting_for_papers(affiliation_overrides, source),
@@ -163,6 +166,9 @@ def paper_screening(
                 dict(result.group_by("affiliation_source").len().drop_nulls().sort("affiliation_source").iter_rows())
             ),
             maintainer_company_known=int(result["maintainer_company"].is_not_null().sum()),
+            general_methods_per_affiliation_source=dg.MetadataValue.json(
+                dict(general_by_source.sort("affiliation_source").iter_rows())
+            ),
             **waiting_overrides_metadata(waiting),
         )
     )
