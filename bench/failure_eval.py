@@ -83,8 +83,9 @@ def scored(labels: pl.DataFrame, reports: pl.DataFrame) -> tuple[dict[str, float
             pl.element() != ""
         ),
     )
-    # A labelled name matches a key that is it or contains it (`dapo_ray_trainer` concerns
-    # DAPO); a report labelled with no name matches when it is linked to nothing.
+    # A labelled name matches a key that contains it (`dapo_ray_trainer` concerns DAPO) or
+    # that it contains (`Leave-One-Out` names `use_leave_one_out_baseline`); a report
+    # labelled with no name matches when it is linked to nothing.
     pairs = (
         joined.select("framework", "number", "concerned", "keys")
         .explode("concerned", empty_as_null=True)
@@ -93,7 +94,14 @@ def scored(labels: pl.DataFrame, reports: pl.DataFrame) -> tuple[dict[str, float
         .agg(
             concern_matched=pl.when(pl.col("concerned").is_null().all())
             .then(pl.col("keys").is_null().all())
-            .otherwise(pl.col("keys").str.contains(pl.col("concerned"), literal=True).fill_null(False).any())
+            .otherwise(
+                (
+                    pl.col("keys").str.contains(pl.col("concerned"), literal=True)
+                    | pl.col("concerned").str.contains(pl.col("keys"), literal=True)
+                )
+                .fill_null(False)
+                .any()
+            )
         )
     )
     joined = joined.join(pairs, on=["framework", "number"], how="left")

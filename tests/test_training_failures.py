@@ -7,7 +7,7 @@ import pytest
 
 from assets.links.evidence import evidence_of
 from assets.links.inclusions import inclusions_of, read_inclusion_overrides
-from assets.links.training_failures import failure_kinds, failure_reports, training_failures_of
+from assets.links.training_failures import failure_kinds, failure_reports, named_implementation, training_failures_of
 from tests.link_fixtures import DAPO, DR_GRPO, GSPO, aliases, commits, files, no_comments, papers, threads
 from orchestration.tables import CORE_TRAINING_FAILURES
 
@@ -101,6 +101,23 @@ def test_requests_questions_and_announcements_are_not_reports():
     assert found["number"].to_list() == [7, 8]
 
 
+
+@pytest.mark.parametrize(
+    "title, name",
+    [
+        ("loss is nan with clip_mode=dual on 8 GPUs", "clip_mode"),
+        ("reward collapse when running RLOOTrainer on Llama-3-8B", "RLOOTrainer"),
+        ("crash in recipe/foo/foo_trainer.py: grad norm nan", "foo_trainer.py"),
+        ("train/score_mean stays 0 with ABC-Loss enabled", "ABC-Loss"),  # a metric path is not it
+        ("Qwen2.5-7B diverges on H100 with sglang", None),  # models, hardware, lower-case words
+        ("[BUG] NaN in grad_norm after 30 steps", None),  # a logged quantity is what failed
+        ("entropy collapse with verl on 4 nodes", None),  # a framework's own name
+    ],
+)
+def test_named_implementation(title, name):
+    assert pl.select(named_implementation(pl.lit(title))).item() == name
+
+
 COMMITS = commits(
     ("verl", "c1", "2025-04-03", "[algo] feat: add DAPO"),
     ("verl", "c2", "2025-04-20", "[algo] feat: Dr. GRPO loss"),
@@ -117,6 +134,7 @@ THREADS = threads(
     {"number": 5, "title": "[Feature] support GSPO", "body_tokens": ["entropy", "collapse", "GSPO"]},
     {"number": 6, "title": "loss is nan", "kind": "pull_request"},
     {"number": 7, "title": "Feature request: reward-hacking monitoring hooks"},
+    {"number": 8, "title": "reward is always 0 with fused_adv_whiten on"},
 )
 
 
@@ -127,7 +145,7 @@ def test_reports_linked_to_the_implementation_they_concern():
     assert found.schema == pl.Schema(CORE_TRAINING_FAILURES.schema)
     rows = {row["number"]: row for row in found.iter_rows(named=True)}
     # A feature request discussing collapse and a pull request are not reports.
-    assert set(rows) == {1, 2, 3, 4}
+    assert set(rows) == {1, 2, 3, 4, 8}
     assert (rows[1]["arxiv_id"], rows[1]["linked_by"], rows[1]["commit_sha"]) == (DAPO, "named", "c1")
     assert rows[1]["failure_kinds"] == ["collapse"]
     assert (rows[2]["arxiv_id"], rows[2]["linked_by"]) == (DR_GRPO, "named")  # the config value dr_grpo
@@ -135,3 +153,5 @@ def test_reports_linked_to_the_implementation_they_concern():
     assert rows[3]["linked_by"] == "identifier"
     assert rows[4]["arxiv_id"] is None and rows[4]["linked_by"] is None
     assert GSPO not in found["arxiv_id"].to_list()
+    # Named in the title, tied to no paper by the evidence: the name, with a null paper.
+    assert (rows[8]["arxiv_id"], rows[8]["linked_by"], rows[8]["link_key"]) == (None, "identifier", "fused_adv_whiten")

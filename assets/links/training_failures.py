@@ -1,11 +1,13 @@
-"""Training failures: issues that report one (NaN or inf loss, divergence, reward or
-entropy collapse, loss or gradient spikes, KL blow-up, reward hacking), each linked to
-the implementation it concerns where it names a method, loss, config key or file that
-the evidence ties to one paper."""
+"""Training failures: issues that report one (NaN or inf, divergence, loss, reward or
+entropy collapse, a reward that never improves, loss or gradient spikes, KL blow-up,
+train/inference log-prob mismatch, out of memory, hangs, runs dying part way, wrong
+gradients, reward hacking), in English or Chinese, each linked to the implementation it
+concerns: the paper whose evidence its method, loss, config key or file names, or else
+the name its title gives (with a null paper)."""
 
 import polars as pl
 
-from assets.links.evidence import UTC_TIME, alias_key
+from assets.links.evidence import FRAMEWORK_NAMES, UTC_TIME, alias_key
 from orchestration.tables import CORE_TRAINING_FAILURES
 
 #: Kinds of failure and the words that report them, matched on the lower-cased title,
@@ -115,6 +117,45 @@ def failure_reports(threads: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: Words shaped like names that name no implementation: the failure itself, the field,
+#: hardware, and issue-template markers.
+_NOT_IMPLEMENTATIONS = (
+    "bug", "nan", "nans", "inf", "oom", "rlhf", "rlvr", "llm", "llms", "vlm", "moe", "gpu", "gpus", "cuda", "api",
+    "faq", "todo", "wip", "help",
+)
+#: An identifier naming a logged quantity (`grad_norm`, `gen_kl_error`, `reward_mean`):
+#: what failed, not the implementation that failed.
+_MEASURED = r"(?:^|_)(error|norm|ratio|loss|reward|score|mean|std|acc|avg|max|min)s?$"
+_FILE = r"\.(py|yaml|yml|sh|json)$"
+
+
+def named_implementation(title: pl.Expr) -> pl.Expr:
+    """The first word of a title that names an implementation: a config key or identifier
+    (`low_var_kl`), a file (`dapo_trainer.py`), or a name written in capitals (`GRPO`,
+    `PPOTrainer`, `vLLM`, `Megatron-Bridge`); null when there is none. Model names carry
+    digits (`Qwen3-8B`) and metric paths slashes (`train/reward`): neither counts."""
+    word = pl.element().str.strip_chars_end(".-/")
+    word = pl.when(word.str.contains(_FILE)).then(word.str.replace(r"^.*/", "")).otherwise(word)
+    shaped = (
+        word.str.contains(r"_|\+\+") | word.str.contains(_FILE) | (word.str.count_matches(r"[A-Z]") >= 2)
+    )
+    usable = (
+        shaped
+        & ~word.str.contains("/")
+        & (~word.str.contains(r"\d") | word.str.contains("_"))
+        & (alias_key(word).str.len_chars() >= 3)
+        & ~alias_key(word).is_in([*_NOT_IMPLEMENTATIONS, *FRAMEWORK_NAMES])
+        & ~word.str.to_lowercase().str.replace(_FILE, "").str.contains(_MEASURED)
+    )
+    return (
+        title.fill_null("")
+        .str.extract_all(r"[A-Za-z0-9_+./-]+")
+        .list.eval(pl.when(usable).then(word))
+        .list.drop_nulls()
+        .list.first()
+    )
+
+
 def implementation_keys(evidence: pl.DataFrame) -> pl.DataFrame:
     """(framework, key, arxiv_id): the identifiers and file stems that implementation
     evidence ties to exactly one paper in a framework (a file implementing several
@@ -185,8 +226,16 @@ def training_failures_of(
         .join(reports.select("framework", "number"), on=["framework", "number"], how="semi")
         .unique(["framework", "number", "arxiv_id"], keep="first", maintain_order=True)
     )
+    # A report linked to no paper still says which implementation it concerns where its
+    # title names one: that name, with a null paper (no evidence ties it to one).
+    named_only = pl.col("arxiv_id").is_null() & pl.col("_named").is_not_null()
     return (
         reports.join(links, on=["framework", "number"], how="left")
+        .with_columns(_named=named_implementation(pl.col("title")))
+        .with_columns(
+            link_key=pl.when(named_only).then(pl.col("_named")).otherwise(pl.col("link_key")),
+            linked_by=pl.when(named_only).then(pl.lit("identifier")).otherwise(pl.col("linked_by")),
+        )
         .select(
             "framework",
             "number",
