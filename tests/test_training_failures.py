@@ -65,6 +65,13 @@ def test_failure_kinds(text, kinds):
         ("长序列训练后期熵坍塌", "entropy"),
         ("训练一段时间后失败", "crash"),
         ("损失函数发散", "divergence"),
+        # English words inside Chinese prose, where Unicode word edges find none.
+        ("第二轮rollout时hang住了", "hang"),
+        ("跑到一半kl变为nan", "nan_or_inf"),
+        ("内存超出，进程被杀", "oom"),
+        ("OutOfMemoryError in the critic update", "oom"),
+        ("worker stuck in compute_values for an hour", "hang"),
+        ("actor/rewards/mean 训练后为0", "no_improvement"),
     ],
 )
 def test_title_kinds(title, kind):

@@ -24,7 +24,7 @@ FAILURE_PATTERNS: dict[str, str] = {
     "reward_hacking": r"\b(reward[\s_-]?hack\w*|hacking)\b|奖励黑客",
     # Output degenerating into one repeated character (`!!!!!!!!`), reported with NaNs.
     "degenerate_output": r"!{8,}|\b(gibberish|garbled)\b|乱码|感叹号",
-    "oom": r"\b(oom|ooms|out[\s_-]of[\s_-]memory)\b|显存(不足|溢出|爆)|爆显存|内存溢出",
+    "oom": r"\b(oom|ooms|out[\s_-]?of[\s_-]?memory\w*)\b|(显存|内存)(不足|溢出|爆|超出|不够)|爆显存|超出内存",
     "hang": r"\b(hangs?|hanging|hung|freez\w*|froze|deadlock\w*)\b|卡住|卡死|卡在|无响应|挂起",
 }
 #: Phrases, matched on the title only: in recorded bodies the words come as a sorted set,
@@ -39,7 +39,7 @@ TITLE_PATTERNS: dict[str, str] = {
     r"|\b0\s+(reward|score|acc\w*)|(reward|score|acc\w*)\S*\s*(<|below\b)|(reward|score|acc\w*)s?\s+abnormal"
     r"|\b(stagnant|stagnat\w*|plateau\w*|no (gain|improvement|progress))\b"
     r"|(reward|acc\w*)\b[^?]{0,60}\b(increas\w*|improv\w*|ris\w*)\b[^?]{0,100}\bbut not\b"
-    r"|无收益|没有收益|不涨|不上升|没有提升|无提升|不收敛|(奖励|reward)\S{0,10}(变为|变成|一直为|一直是|为)\s*0",
+    r"|无收益|没有收益|不涨|不上升|没有提升|无提升|不收敛|(奖励|reward)[^，。？?!！]{0,20}(变为|变成|一直为|一直是|为|是)\s*0",
     # Probabilities of the trainer and the inference engine drifting apart.
     "logprob_mismatch": r"(log[\s_-]?probs?|logp\w*|\w*prob_error|\w*kl_error)[^.?!]{0,40}"
     r"\b(high\w*|increas\w*|diff\w*|diverg\w*|mismatch\w*|discrepan\w*|inconsisten\w*|error)\b"
@@ -54,12 +54,25 @@ TITLE_PATTERNS: dict[str, str] = {
     "crash": r"\btrain\w*[^.?!]{0,30}\b(crash\w*|fails?|failed|failing|dies|died|aborts?|aborted)\b[^.?!]{0,30}"
     r"\b(after|when long|long[\s-]term|mid|at step|halfway)|\b(crash\w*|fails?|failed)\s+after\s+(\w+\s+){0,2}steps?"
     r"|训练\S{0,10}(失败|中断)",
+    # "stuck in <a step>" or "stuck for <a time>": a hang; "stuck at 0" is a reward.
+    "hang": r"\bstuck\s+(in|on|during|for|after|while|when)\b",
     "wrong_gradient": r"\b(wrong|incorrect|zero|none)\s+grad\w*|\bgrad\w*\s+(is|are)\s+(wrong|incorrect|zero|none|0)\b"
     r"|梯度(错误|为0|为零)",
 }
 #: KL named together with a blow-up or NaN word: the KL term is what failed.
 _KL = r"\b(kl|kl_loss|kl_divergence|low_var_kl)\b"
 _BLOWUP = r"\b(nan|inf|explod\w*|spik\w*|blow[\s_-]?ups?|huge|diverged|diverges|diverging)\b|爆炸"
+#: Word edges that hold in Chinese prose too: with Unicode edges "hang住" or "kl变为nan"
+#: have none, as a Chinese character counts as a word character.
+_ASCII_EDGE = "(?-u:\\b)"
+FAILURE_PATTERNS = {kind: pattern.replace(r"\b", _ASCII_EDGE) for kind, pattern in FAILURE_PATTERNS.items()}
+TITLE_PATTERNS = {kind: pattern.replace(r"\b", _ASCII_EDGE) for kind, pattern in TITLE_PATTERNS.items()}
+_KL, _BLOWUP = _KL.replace(r"\b", _ASCII_EDGE), _BLOWUP.replace(r"\b", _ASCII_EDGE)
+#: What a title is read for: the words of every kind, and the phrases.
+_IN_TITLES = {
+    kind: "|".join(pattern for pattern in (FAILURE_PATTERNS.get(kind), TITLE_PATTERNS.get(kind)) if pattern)
+    for kind in {**FAILURE_PATTERNS, **TITLE_PATTERNS}
+}
 #: A title that is a request or a proposal, even one naming a failure ("Feature request:
 #: reward-hacking monitoring"): a wish, not a report.
 _REQUEST_TITLE = (
@@ -81,14 +94,10 @@ _FEATURE_TEMPLATE = (r"\bfeature\b", r"\b(motivation|alternatives|proposed|solut
 def failure_kinds(text: pl.Expr, *, title: bool = False) -> pl.Expr:
     """The failure kinds a (lower-cased) text reports, as a list (empty: none); a title
     is also read for the phrases of TITLE_PATTERNS."""
-    patterns = {**FAILURE_PATTERNS, **TITLE_PATTERNS} if title else FAILURE_PATTERNS
+    patterns = _IN_TITLES if title else FAILURE_PATTERNS
     kinds = [pl.when(text.str.contains(pattern)).then(pl.lit(kind)) for kind, pattern in patterns.items()]
-    kl_blowup = text.str.contains(_KL) & text.str.contains(_BLOWUP)
-    if title:
-        kl_blowup = kl_blowup | text.str.contains(TITLE_PATTERNS["kl_blowup"])
-        kinds = [kind for kind, name in zip(kinds, patterns) if name != "kl_blowup"]
-    kinds.append(pl.when(kl_blowup).then(pl.lit("kl_blowup")))
-    return pl.concat_list(kinds).list.drop_nulls()
+    kinds.append(pl.when(text.str.contains(_KL) & text.str.contains(_BLOWUP)).then(pl.lit("kl_blowup")))
+    return pl.concat_list(kinds).list.drop_nulls().list.unique(maintain_order=True)
 
 
 def failure_reports(threads: pl.DataFrame) -> pl.DataFrame:
