@@ -14,8 +14,7 @@ from orchestration.tables import CORE_TRAINING_FAILURES
 #: body and recorded tokens as whole words (the recorded threads carry tokens only).
 #: Chinese terms need no word edges: the language has no spaces.
 FAILURE_PATTERNS: dict[str, str] = {
-    # ASCII word edges: in Chinese prose ("变成nan") \b finds none.
-    "nan_or_inf": r"(?:^|[^a-z0-9_])(nan|nans|inf|infs|infinity|infinite)(?:[^a-z0-9_]|$)",
+    "nan_or_inf": r"\b(nan|nans|inf|infs|infinity|infinite)\b",
     # Not "divergence" alone: "KL divergence" names a quantity, not a failure.
     "divergence": r"\b(diverge|diverged|diverges|diverging|instabilit\w*|unstable|destabiliz\w*|oscillat\w*)\b"
     r"|发散|不稳定|震荡",
