@@ -42,7 +42,10 @@ def test_the_framework_page_has_rules_proposals_failures_and_the_digest(built_si
     assert "FreshPO: nobody proposed it" in digest
     assert "#7 Please add &lt;script&gt;" in digest
     assert "Open an issue first." in html
-    assert "NaN loss with DAPO" in page(site_dir, "frameworks/verl.html")
+    verl = page(site_dir, "frameworks/verl.html")
+    assert "NaN loss with DAPO" in verl
+    # A failure naming an implementation no paper is known for shows the name it gave.
+    assert "<code>fancy_kl_mode</code> <span class=\"muted\">(no paper known)</span>" in verl
 
 
 def test_the_digest_quarters_are_relative_to_the_as_of_date():

@@ -107,6 +107,10 @@ def fixture_tables() -> dict[str, pl.DataFrame]:
          "state": "open", "author": "user", "url": "https://github.com/volcengine/verl/issues/11",
          "created_at": t("2025-07-01"), "failure_kinds": ["nan"], "arxiv_id": "2503.00001",
          "linked_by": "named", "link_key": "DAPO", "commit_sha": "a" * 40, "included_at": t("2025-04-10")},
+        {"framework": "verl", "number": 12, "title": "KL is NaN with fancy_kl_mode",
+         "state": "open", "author": "user", "url": "https://github.com/volcengine/verl/issues/12",
+         "created_at": t("2025-07-02"), "failure_kinds": ["nan_or_inf"], "arxiv_id": None,
+         "linked_by": "identifier", "link_key": "fancy_kl_mode", "commit_sha": None, "included_at": None},
     ])
     docs = rows(RAW_FRAMEWORK_DOCS, [
         {"framework": "trl", "path": "CONTRIBUTING.md", "blob_sha": "d" * 40, "fetched_at": AS_OF,
