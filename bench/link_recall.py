@@ -135,14 +135,17 @@ def recall_estimate(
     found = inclusions.join(labels.filter("included"), on=["arxiv_id", "framework"], how="semi").height
     rejected = rejected_candidates(candidates, inclusions).join(labels, on=["arxiv_id", "framework"], how="left")
     labelled_misses = rejected.filter(pl.col("included").fill_null(False)).height
-    sampled = rejected.filter(pl.col("batch").str.starts_with(RECALL_BATCH_PREFIX))
     unlabelled = rejected.filter(pl.col("included").is_null())
-    estimated = 0.0
-    for stratum in STRATA:
-        drawn = sampled.filter(pl.col("stratum") == stratum)
-        if drawn.height:
-            share = drawn["included"].sum() / drawn.height
-            estimated += share * unlabelled.filter(pl.col("stratum") == stratum).height
+    # Per stratum: unlabelled rejected pairs x the share of misses among the sampled ones.
+    share_of_misses = (
+        rejected.filter(pl.col("batch").str.starts_with(RECALL_BATCH_PREFIX))
+        .group_by("stratum")
+        .agg(share=pl.col("included").cast(pl.Float64).mean())
+    )
+    estimated = float(
+        unlabelled.group_by("stratum").len().join(share_of_misses, on="stratum").select(pl.col("len") * pl.col("share")).sum().item()
+        or 0.0
+    )
     missed = labelled_misses + estimated
     return {
         "found": found,
