@@ -33,7 +33,11 @@ bench/link_quality.py; no script was committed before this one):
 - `held_out_4` (13 pairs, be841c6): seed 20261206, the last 3 unlabelled inclusions
   (every one left) and 10 `citation_only`.
 Those draws ran on the rules of their time, which have changed since: this script gives
-the same kind of draw today, not the same rows.
+the same kind of draw today, not the same rows. Drawn with this script:
+- `recall_1` (28 pairs, 6fba694): `--pool recall --size id_or_title=16 --size alias=12
+  --seed 20261207` on the rules of 08543f8, before any rule change of issue 16.
+- `recall_2` (12 pairs, 16bf6d3): `--pool recall --size id_or_title=12 --seed 20261208`
+  (every id_or_title candidate left) on the rules of fb91b54.
 """
 
 from __future__ import annotations

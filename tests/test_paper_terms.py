@@ -55,13 +55,13 @@ def test_distinctive_words_are_those_few_papers_use():
 
 
 def test_a_word_many_commits_use_in_identifiers_is_common_in_code():
-    terms = pl.DataFrame({"arxiv_id": [HWPO, HWPO], "term": ["zephyr", "window"], "kind": ["distinctive"] * 2})
+    terms = pl.Series("term", ["zephyr", "window"])
     history = files(
         *[("verl", f"c{n}", "pkg/mod.py", "", ["sliding_window"]) for n in range(10)],
         ("verl", "z", "pkg/z.py", "", ["zephyr_width"]),
         *[("verl", f"d{n}", "pkg/other.py", "", ["other"]) for n in range(89)],
     )
-    assert common_in_code(terms, history)["term"].to_list() == ["window"]
+    assert common_in_code(terms, history).to_list() == ["window"]
     # In a short history one commit is no custom.
     assert common_in_code(terms, files(("verl", "z", "pkg/z.py", "", ["zephyr_width"]))).is_empty()
 

@@ -695,9 +695,12 @@ def cited_with_named_code(
         "framework", "sha", "arxiv_id", name=pl.concat_list(pl.col("added_tokens").fill_null([]), pl.col("path"))
     ).explode("name")
     terms = descriptive_names(papers, usable_aliases(aliases))
-    terms = terms.join(common_in_code(terms, files), on=["term", "kind"], how="anti")
-    parts = names.select("framework", "sha", "arxiv_id", "name", part=name_parts(pl.col("name"))).explode("part")
+    parts = names.select("framework", "sha", "arxiv_id", part=name_parts(pl.col("name"))).explode("part")
     by_part = parts.join(terms.filter(pl.col("kind") != "long_name"), left_on=["arxiv_id", "part"], right_on=["arxiv_id", "term"])
+    # A distinctive word of the abstract that much of the code uses is no name of the method.
+    distinctive = pl.col("kind") == "distinctive"
+    common = common_in_code(by_part.filter(distinctive)["part"], files)
+    by_part = by_part.filter(~(distinctive & pl.col("part").is_in(common.implode())))
     long_terms = terms.filter(pl.col("kind") == "long_name")
     by_long_name = (
         names.select(

@@ -100,25 +100,28 @@ def descriptive_names(papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFra
     ).unique()
 
 
-def common_in_code(terms: pl.DataFrame, files: pl.DataFrame) -> pl.DataFrame:
-    """(term, kind) of the `distinctive` terms that MAX_CODE_COMMIT_SHARE or more of the
-    commits in `files` use as a part of an added identifier."""
-    candidates = terms.filter(pl.col("kind") == "distinctive").select(part="term").unique()
+def common_in_code(terms: pl.Series, files: pl.DataFrame) -> pl.Series:
+    """The `terms` (distinctive words) that MAX_CODE_COMMIT_SHARE or more of the commits
+    in `files`, and at least MIN_CODE_COMMITS, use as a part of an added identifier."""
+    candidates = terms.unique().sort()
+    if candidates.is_empty():
+        return candidates
     commits = files.select("framework", "sha").n_unique()
     used = (
         files.select("framework", "sha", token=pl.col("added_tokens").fill_null([]))
         .explode("token")
         .drop_nulls("token")
+        # Only identifiers containing a candidate are split into parts (one Aho-Corasick pass).
+        .filter(pl.col("token").str.contains_any(candidates.implode(), ascii_case_insensitive=True))
         .select("framework", "sha", part=name_parts(pl.col("token")))
         .explode("part")
-        .join(candidates, on="part", how="semi")
+        .filter(pl.col("part").is_in(candidates.implode()))
         .unique()
         .group_by("part")
         .len()
     )
-    return used.filter(pl.col("len") >= max(MIN_CODE_COMMITS, MAX_CODE_COMMIT_SHARE * commits)).select(
-        term="part", kind=pl.lit("distinctive")
-    )
+    most = max(MIN_CODE_COMMITS, MAX_CODE_COMMIT_SHARE * commits)
+    return used.filter(pl.col("len") >= most)["part"].alias(terms.name)
 
 
 def name_parts(names: pl.Expr) -> pl.Expr:
