@@ -23,7 +23,7 @@ MIN_CODE_COMMITS = 2
 MIN_TERM_CHARS = 4
 #: A long name: two to six capitalised (or hyphen-joined) words right before an alias in
 #: parentheses, "Geometric-Mean Policy Optimization (GMPO)".
-_LONG_NAME = r"((?:[A-Z][\w-]*\s+){1,5}[A-Z][\w-]*)\s*\(\s*"
+_LONG_NAME = r"((?:[A-Z][\w-]*\s+){1,5}[A-Z][\w-]*)\s*\(([^()]{2,30})\)"
 _TITLE_PREFIX = r"^([^:]{2,40}):\s*(.+)$"
 _WORD = r"[a-z][a-z0-9+]*[a-z0-9+]|[0-9]+[a-z][a-z0-9]*"
 _PART_SEPARATORS = r"[_\-./\s]+"
@@ -56,16 +56,18 @@ def long_names(papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
     """(arxiv_id, term): each long name written right before one of the paper's aliases
     in parentheses, or after an alias and a colon at the start of the title, as one key
     (`geometricmeanpolicyoptimization`)."""
-    texts = papers.select("arxiv_id", text=_title_and_abstract(papers))
-    escaped_alias = pl.col("alias").str.replace_all(r"[\\.+*?()\[\]{}|^$]", r"\\$0")
+    # Every "Long Name (X)" in one pass; it counts where X is one of the paper's aliases.
     before_alias = (
-        aliases.select("arxiv_id", "alias")
-        .unique()
-        .join(texts, on="arxiv_id")
+        papers.select("arxiv_id", found=_title_and_abstract(papers).str.extract_all(_LONG_NAME))
+        .explode("found")
+        .drop_nulls("found")
         .select(
             "arxiv_id",
-            term=pl.col("text").str.extract(pl.concat_str(pl.lit(_LONG_NAME), escaped_alias, pl.lit(r"\s*\)")), 1),
+            term=pl.col("found").str.extract(_LONG_NAME, 1),
+            alias=pl.col("found").str.extract(_LONG_NAME, 2).str.strip_chars(),
         )
+        .join(aliases.select("arxiv_id", "alias"), on=["arxiv_id", "alias"], how="semi")
+        .drop("alias")
     )
     after_title_prefix = (
         papers.select(
@@ -107,11 +109,15 @@ def common_in_code(terms: pl.Series, files: pl.DataFrame) -> pl.Series:
     if candidates.is_empty():
         return candidates
     commits = files.select("framework", "sha").n_unique()
+    with_candidate = pl.col("added_tokens").fill_null([]).list.join(" ").str.contains_any(
+        candidates.implode(), ascii_case_insensitive=True
+    )
     used = (
-        files.select("framework", "sha", token=pl.col("added_tokens").fill_null([]))
+        # Only the files, then the identifiers, containing a candidate are split into parts.
+        files.filter(with_candidate)
+        .select("framework", "sha", token=pl.col("added_tokens"))
         .explode("token")
         .drop_nulls("token")
-        # Only identifiers containing a candidate are split into parts (one Aho-Corasick pass).
         .filter(pl.col("token").str.contains_any(candidates.implode(), ascii_case_insensitive=True))
         .select("framework", "sha", part=name_parts(pl.col("token")))
         .explode("part")
