@@ -5,12 +5,14 @@ import polars as pl
 import pytest
 
 from assets.links.evidence import RULES, evidence_of, prose_patterns
+from assets.links.inclusions import rule_inclusions
 from tests.link_fixtures import (
     DAPO,
     DR_GRPO,
     GSPO,
     REINFORCE_PP,
     aliases,
+    at,
     comments,
     commits,
     files,
@@ -151,6 +153,12 @@ RULE_EXAMPLES = [
     ("feat: overlong", [("openrlhf/utils.py", "# https://arxiv.org/abs/2503.14476 soft overlong punishment", ["overlong"])], DAPO, "code_reference"),
     ("[algo] feat: add GSPO loss", [("verl/trainer/ppo/core_algos.py", "", ["compute_policy_loss"])], GSPO, "message_with_code"),
     ("docs: mention GSPO", [("docs/faq.rst", "nothing here", [])], GSPO, "message_only"),
+    (
+        "feat: a new policy loss\n\nPaper: https://arxiv.org/abs/2507.18071",
+        [("verl/trainer/ppo/core_algos.py", "", ["gspo_token_loss", "compute_policy_loss"])],
+        GSPO,
+        "message_cites_named_code",
+    ),
     ("website", [("docs_roll/src/pages/careers/index.js", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
     ("notebook", [("examples/tutorial/agent_loop.ipynb", "https://arxiv.org/abs/2503.14476", [])], DAPO, "web_page"),
     ("data", [("data/aime24/test.jsonl", "", ["dr_grpo", "question"])], DR_GRPO, "data_file"),
@@ -170,7 +178,8 @@ RULE_EXAMPLES = [
 @pytest.mark.parametrize("message, file_rows, paper, rule", RULE_EXAMPLES, ids=[row[3] for row in RULE_EXAMPLES])
 def test_each_classification_rule(message, file_rows, paper, rule):
     found = commit_evidence(message, *file_rows).filter(pl.col("arxiv_id") == paper)
-    decided = found.filter(pl.col("path").is_not_null()) if rule not in {"message_with_code", "message_only"} else (
+    message_rules = {"message_with_code", "message_only", "message_cites_named_code"}
+    decided = found.filter(pl.col("path").is_not_null()) if rule not in message_rules else (
         found.filter(pl.col("path").is_null())
     )
     assert decided["rule"].to_list()[:1] == [rule], found.select("path", "rule").rows()
@@ -281,3 +290,109 @@ def test_a_frameworks_own_system_paper_is_only_cited_in_it():
         own,
     )
     assert other.filter(pl.col("path").is_not_null())["rule"].to_list() == ["algorithm_doc"]
+
+
+# A commit citing one paper by id or title whose code names the method descriptively.
+# The paper, its abstract and the commits are invented.
+HWPO = "2509.99901"
+LANTERN = "2509.99902"
+
+
+def invented_papers() -> pl.DataFrame:
+    return pl.concat(
+        [
+            papers(),
+            pl.DataFrame(
+                {
+                    "arxiv_id": [HWPO, LANTERN],
+                    "title": ["Harmonic Window Policy Optimization for Long Reasoning", "Counting Lanterns with Policies"],
+                    "published_at": [at("2025-09-01"), at("2025-09-02")],
+                },
+                schema=papers().schema,
+            ),
+        ]
+    ).with_columns(
+        abstract=pl.when(pl.col("arxiv_id") == HWPO)
+        .then(pl.lit("We propose Harmonic Window Policy Optimization (HWPO), bounding each ratio in a zephyr window."))
+        .otherwise(pl.lit(""))
+    )
+
+
+def cited_commit(message: str, *file_rows: tuple[str, list[str]], history: int = 0) -> pl.DataFrame:
+    """Evidence of one invented verl commit citing papers in `message`, changing files
+    (path, added tokens); `history` more commits whose code uses the word `zephyr`."""
+    filler = [("verl", f"h{n}", "2025-09-05", "chore: tidy") for n in range(history)]
+    return evidence_of(
+        commits(("verl", "c1", "2025-10-01", message), *filler),
+        files(
+            *[("verl", "c1", path, "", tokens) for path, tokens in file_rows],
+            *[("verl", sha, "pkg/util.py", "", ["zephyr_mode"]) for _, sha, _, _ in filler],
+        ),
+        no_threads(),
+        no_comments(),
+        invented_papers(),
+        aliases((HWPO, "HWPO", False, True)),
+    ).filter((pl.col("source_ref") == "c1") & pl.col("path").is_null())
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        ["harmonic_window_policy_optimization", "compute_loss"],  # the long name in snake case
+        ["HarmonicWindowPolicyOptimizationTrainer"],  # inside a class name
+        ["hwpo_loss"],  # the acronym as a part of an identifier
+        ["zephyr_window_size"],  # a distinctive word of the abstract
+    ],
+)
+def test_a_message_citing_one_paper_with_code_naming_its_method_is_implementation(tokens):
+    found = cited_commit("[algo] feat: bounded ratio loss\n\nReference: https://arxiv.org/abs/2509.99901", ("pkg/core_algos.py", tokens))
+    assert found.select("arxiv_id", "rule", "evidence_class").rows() == [(HWPO, "message_cites_named_code", "implementation")]
+
+
+def test_a_title_cites_the_paper_as_well_as_its_id():
+    found = cited_commit(
+        "feat: bounded ratio\n\nSee Harmonic Window Policy Optimization for Long Reasoning.", ("pkg/conf.yaml", ["zephyr_width"])
+    )
+    assert found["rule"].to_list() == ["message_cites_named_code"]
+
+
+@pytest.mark.parametrize(
+    "message, file_rows, history",
+    [
+        # Two papers cited: related work, neither is the one implemented.
+        (
+            "feat: bounded ratio\n\nRelated: arXiv:2509.99901, arXiv:2509.99902",
+            [("pkg/core_algos.py", ["hwpo_loss"])],
+            0,
+        ),
+        # Cited for a hyper-parameter value: the code names nothing of the method.
+        ("config: lower the default clip to 0.1\n\nas in arXiv:2509.99901", [("pkg/config.yaml", ["clip_eps"])], 0),
+        # The method's names only in documentation, tests or data.
+        (
+            "feat: notes\n\nhttps://arxiv.org/abs/2509.99901",
+            [("docs/algo/notes.md", ["hwpo_loss"]), ("tests/test_x.py", ["hwpo_loss"]), ("data/x.jsonl", ["hwpo"])],
+            0,
+        ),
+        # A documentation subject, even with code.
+        ("docs: cite arXiv:2509.99901", [("pkg/core_algos.py", ["hwpo_loss"])], 0),
+        # A word of the abstract that much of the code uses is no name of the method.
+        ("feat: zephyr mode\n\nsee arXiv:2509.99901", [("pkg/core_algos.py", ["zephyr_mode"])], 40),
+    ],
+    ids=["two_papers", "hyper_parameter", "docs_tests_data_only", "docs_subject", "common_word"],
+)
+def test_a_citation_without_the_methods_name_in_code_stays_a_citation(message, file_rows, history):
+    found = cited_commit(message, *file_rows, history=history).filter(pl.col("arxiv_id") == HWPO)
+    assert found["rule"].to_list() == ["message_only"]
+
+
+def test_the_cited_commit_is_the_inclusion():
+    found = evidence_of(
+        commits(("verl", "c1", "2025-10-01", "[algo] feat: bounded loss\n\nhttps://arxiv.org/abs/2509.99901")),
+        files(("verl", "c1", "pkg/core_algos.py", "", ["hwpo_loss"])),
+        no_threads(),
+        no_comments(),
+        invented_papers(),
+        aliases((HWPO, "HWPO", False, True)),
+    )
+    included = rule_inclusions(found, invented_papers())
+    assert included.select("arxiv_id", "commit_sha", "rule").rows() == [(HWPO, "c1", "message_cites_named_code")]

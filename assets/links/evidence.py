@@ -31,6 +31,7 @@ documentation page, a recipe or example that comes with code, and tests are
 
 import polars as pl
 
+from assets.links.paper_terms import common_in_code, descriptive_names, name_parts
 from orchestration.settings import frameworks
 from orchestration.tables import CORE_EVIDENCE
 
@@ -51,6 +52,9 @@ RULES: dict[str, str] = {
     "comment_mention": "citation",
     # Commit messages: a feature commit that changes code and names the method.
     "message_with_code": "implementation",
+    # A message citing one paper (id or title) whose code names the method descriptively
+    # (`geometric_mean_policy_optimization`, `gmpo_loss`, a distinctive word of the abstract).
+    "message_cites_named_code": "implementation",
     "message_only": "citation",
     # Documents.
     "release_notes": "citation",  # blogs, changelogs, release notes, news
@@ -436,13 +440,18 @@ def classified(
     files: pl.DataFrame,
     aliases: pl.DataFrame,
     named_in_messages: pl.DataFrame | None = None,
+    cited_with_named_code: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Mentions with their place's columns, `evidence_class` and the deciding `rule`.
     `named_in_messages` (framework, source_ref, arxiv_id): commits whose message names
-    the paper in any case, the corroboration of a short acronym among code tokens."""
+    the paper in any case, the corroboration of a short acronym among code tokens.
+    `cited_with_named_code` (framework, source_ref, arxiv_id): commits whose message
+    cites only that paper by id or title and whose code names it descriptively."""
     context = _commit_context(files)
     if named_in_messages is None:
         named_in_messages = pl.DataFrame(schema={"framework": pl.Utf8, "source_ref": pl.Utf8, "arxiv_id": pl.Utf8})
+    if cited_with_named_code is None:
+        cited_with_named_code = named_in_messages.clear()
     if "_subject" not in mentions.columns:
         mentions = mentions.with_columns(_subject=pl.lit(None, pl.Utf8), _subject_names_paper=pl.lit(None, pl.Boolean))
     own = own_system_papers(aliases).with_columns(_own_paper=pl.lit(True))
@@ -456,9 +465,15 @@ def classified(
             on=["framework", "source_ref", "arxiv_id"],
             how="left",
         )
+        .join(
+            cited_with_named_code.unique().with_columns(_code_names_cited=pl.lit(True)),
+            on=["framework", "source_ref", "arxiv_id"],
+            how="left",
+        )
         .with_columns(
             changes_code=pl.col("changes_code").fill_null(False),
             _message_names_paper=pl.col("_message_names_paper").fill_null(False),
+            _code_names_cited=pl.col("_code_names_cited").fill_null(False),
             _own_paper=pl.col("_own_paper").fill_null(False),
             code_paths=pl.col("code_paths").fill_null([]),
             recipe_dir=pl.col("path").str.extract(_RECIPE_DIR, 1),
@@ -486,6 +501,7 @@ def classified(
     # not the acronym: an acronym in code is written all upper or all lower case.
     word_cased = pl.col("matched_text").str.contains(_WORD_CASED)
     confirmed = ~acronym_in_code | (~word_cased & _corroborated(rows, acronym_in_code))
+    code_subject = pl.col("changes_code") & ~pl.col("_subject").fill_null("").str.contains(_NON_CODE_SUBJECT)
     page_names_other_paper = (pl.col("_page_papers").list.set_difference(pl.concat_list("arxiv_id")).list.len() > 0)
     rule = (
         pl.when(pl.col("_own_paper"))
@@ -496,12 +512,10 @@ def classified(
         .then(pl.lit("comment_mention"))
         .when(pl.col("path").is_null())
         .then(
-            pl.when(
-                pl.col("changes_code")
-                & ~pl.col("_subject").str.contains(_NON_CODE_SUBJECT)
-                & pl.col("_subject_names_paper")
-            )
+            pl.when(code_subject & pl.col("_subject_names_paper"))
             .then(pl.lit("message_with_code"))
+            .when(code_subject & pl.col("_code_names_cited"))
+            .then(pl.lit("message_cites_named_code"))
             .otherwise(pl.lit("message_only"))
         )
         .when(is_doc & path.str.contains(_RELEASE_PATH))
@@ -621,6 +635,7 @@ def evidence_of(
         files,
         aliases,
         _named_in_messages(places, prose_hits),
+        cited_with_named_code(places, prose_hits, files, papers, aliases),
     )
     # Sorted on a full key (a place and a paper), so that the same input is written the same.
     return without_names_predating_papers(result, papers).sort(
@@ -647,6 +662,63 @@ def _named_in_messages(places: pl.DataFrame, prose_hits: pl.DataFrame) -> pl.Dat
         prose_hits.join(messages.select("place_id", "framework", "source_ref"), on="place_id")
         .select("framework", "source_ref", "arxiv_id")
         .unique()
+    )
+
+
+def cited_with_named_code(
+    places: pl.DataFrame, prose_hits: pl.DataFrame, files: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame
+) -> pl.DataFrame:
+    """(framework, source_ref, arxiv_id) of the commits whose message cites exactly one
+    paper by arXiv id or title while a code or config file it changes names that paper's
+    method descriptively (paper_terms.descriptive_names) in an added identifier or in its
+    path. Citing two papers makes neither the one implemented (related work); a message
+    that only names an alias is judged by the subject rule instead."""
+    out_schema = {"framework": pl.Utf8, "source_ref": pl.Utf8, "arxiv_id": pl.Utf8}
+    messages = places.filter((pl.col("source_type") == "commit") & pl.col("path").is_null())
+    cited = (
+        prose_hits.filter(pl.col("in_own_case") & pl.col("matched_by").is_in(["arxiv_id", "title"]))
+        .join(messages.select("place_id", "framework", "source_ref"), on="place_id")
+        .select("framework", "source_ref", "arxiv_id")
+        .unique()
+        .filter(pl.len().over("framework", "source_ref") == 1)
+    )
+    path = pl.col("path")
+    code_files = files.join(cited, left_on=["framework", "sha"], right_on=["framework", "source_ref"]).filter(
+        ~path.str.contains(_DOC_SUFFIX)
+        & ~path.str.contains(_TEST_PATH)
+        & ~path.str.contains(_WEB_PATH)
+        & ~path.str.contains(_DATA_PATH)
+    )
+    if code_files.is_empty():
+        return pl.DataFrame(schema=out_schema)
+    names = code_files.select(
+        "framework", "sha", "arxiv_id", name=pl.concat_list(pl.col("added_tokens").fill_null([]), pl.col("path"))
+    ).explode("name")
+    terms = descriptive_names(papers, usable_aliases(aliases))
+    parts = names.select("framework", "sha", "arxiv_id", part=name_parts(pl.col("name"))).explode("part")
+    by_part = parts.join(terms.filter(pl.col("kind") != "long_name"), left_on=["arxiv_id", "part"], right_on=["arxiv_id", "term"])
+    # A distinctive word of the abstract that much of the code uses is no name of the method.
+    distinctive = pl.col("kind") == "distinctive"
+    common = common_in_code(by_part.filter(distinctive)["part"], files)
+    by_part = by_part.filter(~(distinctive & pl.col("part").is_in(common.implode())))
+    long_terms = terms.filter(pl.col("kind") == "long_name")
+    by_long_name = (
+        names.select(
+            "framework",
+            "sha",
+            "arxiv_id",
+            term=alias_key(pl.col("name")).str.extract_many(pl.lit(long_terms["term"].unique().sort().implode())),
+        )
+        .explode("term")
+        .join(long_terms, on=["arxiv_id", "term"])
+        if long_terms.height
+        else by_part.clear()
+    )
+    return (
+        pl.concat([by_part.select("framework", "sha", "arxiv_id"), by_long_name.select("framework", "sha", "arxiv_id")])
+        .select("framework", source_ref="sha", arxiv_id="arxiv_id")
+        .unique()
+        .cast(out_schema)
     )
 
 

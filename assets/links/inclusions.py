@@ -44,6 +44,7 @@ _RULE_PREFERENCE = {
     "recipe_with_code": 4,
     "algorithm_doc": 5,
     "message_with_code": 6,
+    "message_cites_named_code": 7,
 }
 
 
