@@ -33,6 +33,7 @@ LABEL_SCHEMA = {
     "policy_params_b": pl.Float64,
     "large_policy": pl.Boolean,
     "loss_change_kind": pl.Utf8,
+    "method_names": pl.Utf8,
     "note": pl.Utf8,
 }
 
