@@ -237,3 +237,67 @@ def test_the_rules_reach_the_targets_on_the_hand_labelled_snapshot():
     figures = harness.evaluate(labels, harness.predictions(harness.snapshot_papers(snapshot)))
     assert figures["f1"] >= 0.85
     assert figures["large_policy_accuracy"] >= 0.9
+
+
+# -- general rules, on invented sentences ---------------------------------------------------
+
+
+def verdict_of(title: str, abstract: str) -> dict:
+    return screening_verdicts(papers(("1", title, abstract))).row(0, named=True)
+
+
+def test_a_model_report_that_introduces_a_general_algorithm_is_screened_on_it():
+    row = verdict_of(
+        "Zorba-K3: Scaling Long Reasoning with Sparse Experts",
+        "We introduce Zorba-K3, our open-weight reasoning model with 120 billion total parameters. "
+        "In addition, we propose WXPO, a novel RL algorithm that rescales importance weights per sequence.",
+    )
+    assert row["is_general_rl_method"] and "named_rl_algorithm" in row["screening_reasons"]
+    # Screened on the method: the report rules say nothing.
+    assert "-model_report_title" not in row["screening_reasons"] and "-model_report" not in row["screening_reasons"]
+
+
+def test_an_enumerated_contribution_of_a_report_can_be_the_general_method():
+    row = verdict_of(
+        "Climbing Higher: Training a Trillion-Parameter Thinker",
+        "We present Quill, an open model with 900 billion total parameters. We pioneer three innovations: "
+        "(1) Tamp stabilizes RL training via token-level masking of mismatched probabilities; "
+        "(2) Sift improves rollout throughput; and (3) Loom, an RL system for large clusters.",
+    )
+    assert row["is_general_rl_method"] and "enumerated_rl_contribution" in row["screening_reasons"]
+
+
+def test_a_model_report_without_a_method_stays_a_report():
+    row = verdict_of(
+        "Orin-V2.5: An Open Model for Agents",
+        "We present Orin-V2.5, our latest open-weight model, trained with large-scale reinforcement learning on agent tasks.",
+    )
+    assert not row["is_general_rl_method"]
+    assert "-model_report_title" in row["screening_reasons"] and "-model_report" in row["screening_reasons"]
+
+
+@pytest.mark.parametrize(
+    ("title", "abstract", "reason"),
+    [
+        ("Teaching Small Students with Wordpiece Bridges for Distillation",
+         "We align student and teacher distributions with a new loss for distillation across vocabularies.",
+         "-supervised_title"),
+        ("A Better SFT Loss for Reasoning",
+         "We present a simple improvement to supervised fine-tuning that rescales the loss of each token.",
+         "-not_rl_training"),
+        ("Denoising Rewards for Image Generators",
+         "We fine-tune flow-matching image generators with policy gradients on a reward model.",
+         "-not_rl_training"),
+    ],
+)
+def test_training_that_is_not_rl_of_language_models_is_not_general(title, abstract, reason):
+    row = verdict_of(title, abstract)
+    assert not row["is_general_rl_method"] and reason in row["screening_reasons"]
+
+
+def test_distillation_with_rl_in_the_title_is_not_ruled_out():
+    row = verdict_of(
+        "Policy Distillation with Verifiable Rewards",
+        "We propose a novel RL algorithm that distills a teacher's token probabilities into the policy gradient objective.",
+    )
+    assert row["is_general_rl_method"] and "-supervised_title" not in row["screening_reasons"]
