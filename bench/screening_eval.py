@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from orchestration.clients.arxiv_feed import ENTRY_SCHEMA, normalize_whitespace, parse_feed  # noqa: E402
 from assets.papers.papers import papers_from_entries  # noqa: E402
-from assets.papers.screening import loss_change_kinds, policy_sizes, screening_verdicts  # noqa: E402
+from assets.papers.screening import loss_change_kinds, only_for_general_methods, policy_sizes, screening_verdicts  # noqa: E402
 from bench.first_readings import record_first_reading  # noqa: E402
 
 DEFAULT_SNAPSHOT = REPO_ROOT.parent / "shared" / "snapshots"
@@ -154,7 +154,12 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
     precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
     large_same = joined["large_policy"].eq_missing(joined["large_policy_rule"])
     known = joined["large_policy"].is_not_null()
+    # The kind rule on the labelled general methods; on all papers, the kind the table
+    # stores (`other` wherever the rules' verdict is not a general method).
     kind_same = joined["loss_change_kind"].eq(joined["loss_change_kind_rule"])
+    stored_same = joined.select(
+        pl.col("loss_change_kind").eq(only_for_general_methods(pl.col("loss_change_kind_rule"), pl.col("is_general_rl_method_rule")))
+    ).to_series()
     return {
         "labels": joined.height,
         "general_methods": int(truth.sum()),
@@ -165,7 +170,7 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
         "large_policy_accuracy_known": _ratio(int((large_same & known).sum()), int(known.sum())),
         # The kind matters for the general methods the metrics count; non-methods are `other`.
         "loss_change_kind_accuracy": _ratio(int((kind_same & truth).sum()), int(truth.sum())),
-        "loss_change_kind_accuracy_all": _ratio(int(kind_same.sum()), joined.height),
+        "loss_change_kind_accuracy_all": _ratio(int(stored_same.sum()), joined.height),
     }
 
 
@@ -183,7 +188,7 @@ def disagreements(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, pl
             pl.col("is_general_rl_method") & (pl.col("loss_change_kind") != pl.col("loss_change_kind_rule"))
         ).select(
             "arxiv_id", label="loss_change_kind", rule="loss_change_kind_rule",
-            cue="loss_change_cue", note="note",
+            cue="loss_change_cue", reasons=pl.col("loss_change_reasons").list.join(" "), note="note",
         ),
     }
 

@@ -86,19 +86,68 @@ def test_large_policy_is_30b_or_more():
 @pytest.mark.parametrize(
     ("title", "abstract", "kind"),
     [
-        ("DCPO: Dynamic Clipping Policy Optimization", "We propose dynamic clipping bounds per token.", "clip"),
-        ("Trust Region Masking for Long-Horizon RL", "We mask sequences that leave the trust region; masking is exact.", "mask"),
-        ("Shrinking the Variance", "We propose a shrinkage baseline for the advantage estimation of GRPO.", "weight"),
-        ("Adaptive Entropy", "We propose an adaptive coefficient for the entropy regularization term.", "coefficient"),
-        ("Geometric-Mean Policy Optimization", "We propose to maximize the geometric mean objective of token rewards.", "new_objective"),
-        ("Knapsack RL", "We allocate the rollout budget across prompts like a knapsack.", "none"),
+        ("Sliding Clip Bounds for Stable RL", "We propose per-token clipping bounds that widen with the token's entropy.", "clip"),
+        ("Masking Stale Tokens", "We propose to mask tokens whose ratio drifts; masking keeps the update exact.", "mask"),
+        ("Balanced Updates", "We propose to reweight tokens by their probability so rare tokens count more.", "weight"),
+        ("Tempered Entropy", "We propose an adaptive coefficient for the entropy bonus that tracks a target entropy.", "coefficient"),
+        ("Median Baselines for Group RL", "We propose a median reward baseline for the advantage estimation of group methods.", "advantage"),
+        ("Budgeted Rollouts", "We propose to allocate more rollouts to hard prompts under a fixed sampling budget.", "sampling"),
+        ("Penalizing Guesswork", "We propose a reward penalty for answers reached by guessing, and a length penalty.", "reward"),
+        ("Harmonic Policy Optimization", "We propose a new objective that matches the reward distribution of the group.", "new_objective"),
+        ("A Study of Seeds", "We report how random seeds change results.", "other"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
     row = loss_change_kinds(papers(("1", title, abstract))).row(0, named=True)
     assert row["loss_change_kind"] == kind
-    assert (row["loss_change_cue"] is None) == (kind == "none")
+    assert (row["loss_change_cue"] is None) == (kind == "other")
     assert kind in LOSS_CHANGE_KINDS
+    assert all(reason.split("/")[0] in LOSS_CHANGE_KINDS for reason in row["loss_change_reasons"])
+
+
+def test_the_kind_a_method_names_first_wins_a_tie():
+    row = loss_change_kinds(
+        papers(("1", "Steady Steps", "We propose to mask outlier tokens and to reweight the rest by their entropy."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "mask"
+    assert {"mask/proposal", "weight/proposal"} <= set(row["loss_change_reasons"])
+
+
+def test_the_base_algorithm_and_what_a_method_does_without_are_not_its_change():
+    row = loss_change_kinds(
+        papers(("1", "Winner Updates", "We propose a clipped surrogate objective that updates only on positive-advantage "
+                "samples, without any KL regularization."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "mask"
+    assert not any(reason.startswith(("clip/", "coefficient/")) for reason in row["loss_change_reasons"])
+
+
+def test_a_specific_mechanism_beats_the_generic_objective():
+    row = loss_change_kinds(
+        papers(("1", "Tilted Signals", "We propose a variant of the RL objective that upweights negative samples."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "weight"
+
+
+def test_the_means_after_through_or_via_counts_once_more():
+    row = loss_change_kinds(
+        papers(("1", "Even Keel", "We propose to keep entropy control steady through advantage reweighting of each token."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "weight"
+
+
+def test_experiment_baselines_are_not_advantage_baselines():
+    row = loss_change_kinds(
+        papers(("1", "Quiet Exploration", "We propose a regularizer that keeps rare tokens alive; it beats strong baselines."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "new_objective"
+
+
+def test_a_paper_that_is_not_a_general_method_has_kind_other_in_the_table():
+    sample = papers(("1", "An Arena of Invented Games", "We release a new benchmark suite; agents are trained with clipping."))
+    row = paper_screening_of(sample, maintainers([]), NO_OVERRIDES).row(0, named=True)
+    assert (row["is_general_rl_method"], row["loss_change_kind"]) == (False, "other")
+    assert "clip/own" in row["loss_change_reasons"]
 
 
 # -- code release -------------------------------------------------------------------------
