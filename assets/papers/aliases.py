@@ -1,8 +1,11 @@
 """The names a paper's method goes by: what code, docs and threads call it.
 
 Rules read the title and abstract (`title_prefix`: "DAPO: …"; `acronym`: "Group Sequence
-Policy Optimization (GSPO)" in the title or in a sentence that proposes something;
-`we_propose`: "we introduce REINFORCE++"; `named`: "called/dubbed X"), spelling
+Policy Optimization (GSPO)" in the title or in a sentence that proposes something, and
+"(PSR and NSR)"; `long_form`: the long name before or inside such a parenthesis, or
+several capitalised words after "we present" or "called"; `we_propose`: "we introduce
+REINFORCE++", "we propose a novel X method, Y"; `named`: "called/dubbed X", "our system,
+X,"; `enumerated`: "(1) X stabilizes …; (2) Y++ improves …"), spelling
 `variant`s are derived from every name (`dr_grpo`, `drgrpo`, `reinforce_plus_plus`),
 and `overrides/aliases.csv` adds or removes names (`override`). Names of methods that
 predate the window (PPO, GRPO, …) are never a paper's alias unless an override says so:
@@ -25,7 +28,7 @@ ALIAS_OVERRIDE_COLUMNS = {"arxiv_id": pl.Utf8, "alias": pl.Utf8, "action": pl.Ut
 ALIAS_OVERRIDE_ACTIONS = ("add", "remove")
 
 #: Which source a name keeps when several rules find it (first wins).
-SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "variant")
+SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "enumerated", "long_form", "variant")
 
 #: Names established before the window (methods, model families, field jargon,
 #: benchmarks): matched as normalized names, never a 2025–2026 paper's alias.
@@ -54,9 +57,13 @@ _SEPARATORS = r"[\s\-_.]+"
 #: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), or "Dr. GRPO"-style honorific names.
 _NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:\+\+)?)"
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
+_PROPOSING = (
+    r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
+    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?)\s+)"
+)
 _WE_PROPOSE = (
-    r"(?i:\b(?:we|this (?:paper|work))\s+(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?)\s+)"
-    r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
+    _PROPOSING
+    + r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
     + _LATEX_WRAP
     + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*[,(])?"
 )
@@ -68,11 +75,11 @@ _NAMED = (
     + r")(\s+[A-Z][A-Za-z])?"
 )
 _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
-_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|term|call|name|dub|coin|novel)"
+_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel)"
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.
-_AUTHORS_OWN = r"(?i)\b(?:we|our|this (?:paper|work|study)|novel)\b"
+_AUTHORS_OWN = r"(?i)\b(?:we|us|our|this (?:paper|work|study)|novel)\b"
 #: "we introduce Moonlight, a 16B MoE model": the name of a model, data set or benchmark
 #: the paper releases, which threads and configs use for the artifact, not a method.
 _ARTIFACT_APPOSITION = r"(\s*(?:a|an|the)\s[^.;,]{0,60}?\b(?:models?|datasets?|benchmarks?|corpus|corpora)\b)?"
@@ -88,6 +95,42 @@ _SENTENCE_END = r"((?:[a-z0-9)%]{2}|[A-Z]\))[.!?])\s+([A-Z])"
 #: A name counts when one of its words looks like one: two capitals (DAPO, DeepEyes), a
 #: digit beside letters (INTELLECT-2), ++, or a single capitalised word of a title prefix.
 _NAME_LIKE = r"(?:[A-Z]\S*[A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|\+\+)"
+
+
+#: Small words inside a long name ("Clipped Policy Gradient Optimization with Policy Drift").
+_CONNECTOR = r"(?:of|with|for|via|through|to|in|on|from|under|by|and|the|a|an)"
+#: A long name: capitalised words (digits, hyphens and ++ inside), small words between.
+_LONG_NAME = r"[A-Z][\w*^+-]*(?:\s+(?:[A-Z][\w*^+-]*|" + _CONNECTOR + r"))*?\s+[A-Z][\w*^+-]*"
+#: "we propose a novel prompt-selection method, Pre-PPO": a method noun, then its name.
+_METHOD_THEN_NAME = (
+    _PROPOSING
+    + r"(?:a|an|the|our)\s+(?:[\w-]+\s+){0,4}?(?:method|algorithm|framework|approach|technique|objective|estimator|paradigm|recipe|mechanism|strategy|regularizer),?\s+"
+    + r"(?i:(?:called|named|termed|dubbed)\s+)?"
+    + _LATEX_WRAP
+    + "("
+    + _NAME
+    + r")(\s+[A-Z][A-Za-z])?"
+)
+#: "we propose Complementary RL to ...", "we present ROLL Flash, a system": a name of
+#: several capitalised words, then a comma, a parenthesis or the sentence going on.
+_WE_PROPOSE_LONG = _PROPOSING + r"(?i:(?:the|a|an)\s+)?" + _LATEX_WRAP + "(" + _LONG_NAME + r")\}?\s*(?:[,(]|\b(?:to|that|which|for|as)\b)"
+_NAMED_LONG = r"(?i:\b(?:named|called|dubbed|termed|coined)\s+(?:as\s+)?)[\"'“]?(" + _LONG_NAME + r")[\"'”]?\s*(?:[,.(]|\b(?:in|to|that|which)\b)"
+#: Enumerated contributions: "(1) XPO stabilizes ...; (2) Y++ improves ...; (3) Zed, a ...".
+_ENUMERATED = (
+    r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*("
+    + _NAME
+    + r")(?:\s*,|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc)\w*)"
+)
+#: "Our system, EigenData, is ...": the authors' own thing, named in apposition.
+_OUR_THING_NAMED = r"(?i:\b(?:our|the proposed)\s+(?:[\w-]+\s+)?(?:system|method|framework|approach|algorithm|technique|engine|library),\s+)(" + _NAME + r"),"
+#: A parenthesis that holds names: one name ("(GSPO)"), two ("(PSR and NSR)") or a long
+#: form after its acronym ("PODS (Policy Optimization with Down-Sampling)"); not a list
+#: of examples ("(e.g., GRPO)").
+_PAREN = r"\(\s*([^()]{2,100}?)\s*\)"
+_EXAMPLES = r"(?i)^(?:e\.g|i\.e|such as|see|like|including|cf|vs)\b"
+#: The long form before an acronym: the run of capitalised and small words that ends
+#: right before "(ACRONYM)".
+_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+-]*)(?:\s+(?:[A-Z][\w*^+-]*|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
 
 
 def normalized_name(name: pl.Expr) -> pl.Expr:
@@ -181,6 +224,60 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
+    """Names in parentheses: each part of "(A and B)" that is one name is an `acronym`
+    (set apart, so even a single capitalised word counts); a part of several capitalised
+    words is the `long_form` of the name before it."""
+    parts = (
+        frame.select("arxiv_id", inside=pl.col(text).str.extract_all(_PAREN))
+        .explode("inside")
+        .drop_nulls("inside")
+        .with_columns(inside=pl.col("inside").str.extract(_PAREN, 1))
+        .filter(~pl.col("inside").str.contains(_EXAMPLES))
+        .with_columns(part=pl.col("inside").str.split(" and "))
+        .explode("part")
+        .with_columns(part=pl.col("part").str.strip_chars())
+    )
+    single = parts.filter(pl.col("part").str.contains("^" + _LATEX_WRAP + _NAME + r"\}?$")).select(
+        "arxiv_id", alias="part", source=pl.lit("acronym"), set_apart=pl.lit(True), artifact=pl.lit(False)
+    )
+    long = parts.filter(pl.col("part").str.contains("^" + _LONG_NAME + "$")).select(
+        "arxiv_id", alias="part", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
+    )
+    return pl.concat([single, long])
+
+
+def _long_forms_before_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
+    """"Group Sequence Policy Optimization (GSPO)" gives the long form. The run is cut
+    after its last "and" when it does not start with the acronym's first letter
+    ("Advantage Reweighting and Low-Probability Token Isolation (Lopti)"); a long form
+    of an established acronym (GRPO, RLVR) is field jargon and goes with it."""
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_BEFORE))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_BEFORE).struct.rename_fields(["run", "acronym"]))
+        .unnest("pair")
+        .with_columns(run=pl.col("run").str.replace(r"^(?i:the|a|an)\s+", ""))
+    )
+    first = pl.col("acronym").str.slice(0, 1).str.to_lowercase()
+    after_and = pl.col("run").str.extract(r"\sand\s+(.+)$", 1)
+    fitting = (
+        pl.when(pl.col("run").str.slice(0, 1).str.to_lowercase() == first)
+        .then(pl.col("run"))
+        .when(after_and.str.slice(0, 1).str.to_lowercase() == first)
+        .then(after_and)
+    )
+    return (
+        pairs.with_columns(alias=fitting)
+        .filter(
+            pl.col("alias").str.contains(r"\s")
+            & ~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED)
+        )
+        .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+
+
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
@@ -189,7 +286,13 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
         [
             _title_prefixes(papers),
             _found(papers, "title", _ACRONYM, "acronym"),
-            _found(sentences, "sentence", _ACRONYM, "acronym", loose=True),
+            _parenthesised(sentences, "sentence"),
+            _long_forms_before_acronyms(sentences),
+            _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
+            _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
+            _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
+            _found(sentences, "sentence", _ENUMERATED, "enumerated"),
+            _found(papers, "abstract", _OUR_THING_NAMED, "named", loose=True),
             _found(
                 sentences,
                 "sentence",
@@ -205,7 +308,11 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     return (
         found.with_columns(alias=_clean(pl.col("alias")))
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
-        .filter(normalized_name(pl.col("alias")).str.len_chars() >= 3)
+        # Three characters at least, or two with a digit ("R3", "T2").
+        .filter(
+            (normalized_name(pl.col("alias")).str.len_chars() >= 3)
+            | normalized_name(pl.col("alias")).str.contains(r"^(?:[a-z]\d|\d[a-z])$")
+        )
         .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED))
         .drop("set_apart", "artifact")
     )
@@ -275,8 +382,9 @@ def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFr
     return (
         found.with_columns(
             ambiguous=pl.col("arxiv_id").n_unique().over("normalized") > 1,
+            # "R3" too: one letter and a digit is a short acronym, never the word "r3".
             case_sensitive=~pl.col("alias").str.contains(r"[a-z]")
-            & (letters.str.len_chars() >= 2)
+            & ((letters.str.len_chars() >= 2) | pl.col("alias").str.contains(r"\d"))
             & (letters.str.len_chars() <= 8),
         )
         .select(list(CORE_PAPER_ALIASES.schema))
