@@ -46,7 +46,7 @@ def test_title_prefix_title_acronym_proposal_and_naming_rules():
     assert names(result, "1") == {"DAPO": "title_prefix"}
     assert names(result, "2") == {"GSPO": "acronym", "Group Sequence Policy Optimization": "long_form"}
     assert names(result, "3") == {"REINFORCE++": "we_propose"}
-    assert names(result, "4") == {"Clip-Cov": "named"}
+    assert names(result, "4") == {"Clip-Cov": "named", "KL-Cov": "named"}
     assert names(result, "5") == {"GTPO": "title_prefix", "GRPO-S": "title_prefix"}
     assert names(result, "6") == {"Intuitor": "we_propose"}
 
@@ -267,3 +267,15 @@ def test_a_short_acronym_with_a_digit_is_a_case_sensitive_name():
     )
     rows = result.filter(pl.col("alias") == "Q7")
     assert rows.select("source", "case_sensitive").row(0) == ("acronym", True)
+
+
+def test_the_last_of_several_named_names_and_no_names_from_a_citing_sentence():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Two Knobs", "We propose two techniques, namely Tilt-Up and Tilt-Down, which steer entropy."),
+            ("2", "A Report", "We propose Route Echo Replay (REX) (Smith et al., 2025) for our model."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"Tilt-Up": "named", "Tilt-Down": "named"}
+    assert names(result, "2") == {}

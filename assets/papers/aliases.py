@@ -75,6 +75,10 @@ _NAMED = (
     + r")(\s+[A-Z][A-Za-z])?"
 )
 _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
+#: The last of several names after "namely" ("namely Clip-Cov and KL-Cov").
+_NAMED_LAST = r"(?i:\b(?:named|namely|called|dubbed|termed)\s+)" + _NAME + r"(?:\s*,\s*" + _NAME + r")*,?\s+and\s+(" + _NAME + ")"
+#: A sentence that cites others ("we adopt X (Smith et al., 2025)"): its names are theirs.
+_CITATION = r"\bet al\b|\[\d+(?:[,\s-]+\d+)*\]"
 _PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel)"
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
@@ -220,7 +224,11 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
             sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
         )
         .explode("sentence")
-        .filter(pl.col("sentence").str.contains(_PROPOSAL_SENTENCE) & pl.col("sentence").str.contains(_AUTHORS_OWN))
+        .filter(
+            pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
+            & pl.col("sentence").str.contains(_AUTHORS_OWN)
+            & ~pl.col("sentence").str.contains(_CITATION)
+        )
     )
 
 
@@ -303,6 +311,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
                 artifacts=True,
             ).filter(~pl.col("artifact")),
             _found(sentences, "sentence", _NAMED, "named", runs_on_group=True),
+            _found(sentences, "sentence", _NAMED_LAST, "named"),
         ]
     )
     return (
