@@ -350,3 +350,11 @@ def test_distillation_with_rl_in_the_title_is_not_ruled_out():
         "We propose a novel RL algorithm that distills a teacher's token probabilities into the policy gradient objective.",
     )
     assert row["is_general_rl_method"] and "-supervised_title" not in row["screening_reasons"]
+
+
+def test_an_rl_method_for_one_application_domain_is_not_general():
+    row = verdict_of(
+        "Summarizing Clinical Notes with Reinforcement Learning",
+        "We train a summarizer of clinical notes with a clipped objective and a reward from physicians' edits.",
+    )
+    assert not row["is_general_rl_method"] and "-application" in row["screening_reasons"]

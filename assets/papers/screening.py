@@ -95,7 +95,8 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     # A technical report, a one-word title, or a title led by a versioned model name
     # ("Xyz-M2: …", "Abc k2.5: …", "Qrs-V4.1: …").
     ("model_report_title", -4, "title", r"(?i:technical report)|^[\w.-]+$|^[A-Z]\w*(?:[- ][A-Za-z]{0,2}\d+(?:\.\d+)*[A-Za-z]*)+(?:-[A-Za-z]+)*:"),
-    ("application", -3, "body", r"(?i)e-commerce|recommend\w*|search relevance|livestream\w*|\bGUI\b|audio|image-to-video|video generation|text-to-image|auto-?bidding|advertis\w*|medical|spatio-temporal|user simulation|web (?:navigation|agents)|computer-use|grounding"),
+    # One application domain (a vocabulary of domains, not one paper's phrase).
+    ("application", -3, "body", r"(?i)e-commerce|recommend\w*|search relevance|livestream\w*|\bGUI\b|audio|image-to-video|video generation|text-to-image|auto-?bidding|advertis\w*|medical|clinical|legal|financial|speech (?:recognition|synthesis)|travel|spatio-temporal|user simulation|web (?:navigation|agents)|computer-use|grounding"),
     ("multimodal", -1, "body", r"(?i)vision-language|\bVLMs?\b|multimodal|omni-modal|visual"),
     ("benchmark_or_data", -2, "body", r"(?i)\b(?:benchmark suite|new benchmark|we (?:create|release|curate|construct) [\w\s,-]{0,40}dataset|dataset comprising|collection of [\w\s-]{0,30}(?:games|environments)|task synthesis|synthesi[sz]\w* (?:tasks|data|dialogues)|data (?:pipeline|construction|curation))"),
     ("study", -2, "body", r"(?i)\b(?:we (?:conduct|present) (?:a|the first) [\w\s-]{0,30}(?:study|analysis|exploration)|systematic(?:ally)? (?:review|study|investigat\w*)|case study|pitfalls|this note|we point out|empirical study|scaling (?:trends|law))"),
