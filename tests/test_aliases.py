@@ -206,7 +206,8 @@ def test_one_row_per_paper_and_alias():
         papers(("1", "DAPO: x", "We propose the Decoupled Clip and Dynamic sAmpling Policy Optimization (DAPO) algorithm.")),
         overrides(("1", "DAPO", "add")),
     )
-    assert result.rows() == [("1", "DAPO", "dapo", "override", False, True)]
+    assert result.filter(pl.col("normalized") == "dapo").rows() == [("1", "DAPO", "dapo", "override", False, True)]
+    assert result.select("arxiv_id", "alias").is_unique().all()
 
 
 def test_the_repository_alias_overrides_are_valid():
@@ -279,3 +280,19 @@ def test_the_last_of_several_named_names_and_no_names_from_a_citing_sentence():
     )
     assert names(result, "1") == {"Tilt-Up": "named", "Tilt-Down": "named"}
     assert names(result, "2") == {}
+
+
+def test_a_titles_long_form_after_the_name_and_capitals_inside_words():
+    result = paper_aliases_of(
+        papers(
+            ("1", "QRPO: Quantile-Ranked Policy Optimization for Long Reasoning", ""),
+            # A title's phrase after the name is not its long form.
+            ("2", "AsyncZed: A Large-Scale Asynchronous RL System for Agents", ""),
+            # A capital inside a word marks the acronym's letter.
+            ("3", "Mixing Sources", "We propose Mixed sOurce Policy Optimization (MOPO), a new algorithm."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"QRPO": "title_prefix", "Quantile-Ranked Policy Optimization": "long_form"}
+    assert names(result, "2") == {"AsyncZed": "title_prefix"}
+    assert names(result, "3") == {"MOPO": "acronym", "Mixed sOurce Policy Optimization": "long_form"}

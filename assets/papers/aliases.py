@@ -104,7 +104,10 @@ _NAME_LIKE = r"(?:[A-Z]\S*[A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|\+\+)"
 #: Small words inside a long name ("Clipped Policy Gradient Optimization with Policy Drift").
 _CONNECTOR = r"(?:of|with|for|via|through|to|in|on|from|under|by|and|the|a|an)"
 #: A long name: capitalised words (digits, hyphens and ++ inside), small words between.
-_LONG_NAME = r"[A-Z][\w*^+-]*(?:\s+(?:[A-Z][\w*^+-]*|" + _CONNECTOR + r"))*?\s+[A-Z][\w*^+-]*"
+#: ... the words after the first may start in lower case where a capital inside marks the
+#: acronym's letter ("Dynamic sAmpling", "reward-Decoupled").
+_INNER_WORD = r"[a-z\d]*[A-Z][\w*^+-]*"
+_LONG_NAME = r"[A-Z][\w*^+-]*(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*?\s+" + _INNER_WORD
 #: "we propose a novel prompt-selection method, Pre-PPO": a method noun, then its name.
 _METHOD_THEN_NAME = (
     _PROPOSING
@@ -134,7 +137,11 @@ _PAREN = r"\(\s*([^()]{2,100}?)\s*\)"
 _EXAMPLES = r"(?i)^(?:e\.g|i\.e|such as|see|like|including|cf|vs)\b"
 #: The long form before an acronym: the run of capitalised and small words that ends
 #: right before "(ACRONYM)".
-_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+-]*)(?:\s+(?:[A-Z][\w*^+-]*|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
+_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+-]*)(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
+#: "PVPO: Pre-Estimated Value-Based Policy Optimization for …": the title's words after
+#: the colon, up to a preposition or a dash, are the long form of the name before it when
+#: the name's capitals occur in order among theirs.
+_TITLE_LONG_FORM = r"^(" + _NAME + r"):\s+(.+?)(?:\s+(?:for|with|in|via|on|to|from|through|under|as|by)\s|\s+[-–—]+\s|:|$)"
 
 
 def normalized_name(name: pl.Expr) -> pl.Expr:
@@ -232,6 +239,27 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _abbreviates(name: pl.Expr, long_form: pl.Expr) -> pl.Expr:
+    """`name` abbreviates `long_form`: its capitals occur in order among the long form's,
+    the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at
+    most one capitalised word more than the name has capitals (a title's phrase, "A
+    Large-Scale Asynchronous RL System", is not the long form of "AReaL")."""
+    capitals = name.str.replace_all(r"[^A-Z]", "")
+    in_order = long_form.str.replace_all(r"[^A-Z]", "").str.contains(
+        pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
+    )
+    words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
+    return in_order & (capitals.str.len_chars() >= 2) & (words <= capitals.str.len_chars() + 1)
+
+
+def _title_long_forms(papers: pl.DataFrame) -> pl.DataFrame:
+    parts = papers.select("arxiv_id", part=pl.col("title").str.extract_groups(_TITLE_LONG_FORM)).unnest("part")
+    name, long_form = pl.col(parts.columns[1]), pl.col(parts.columns[2])
+    return parts.filter(
+        long_form.str.contains("^" + _LONG_NAME + "$") & _abbreviates(name, long_form)
+    ).select("arxiv_id", alias=long_form, source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+
+
 def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
     """Names in parentheses: each part of "(A and B)" that is one name is an `acronym`
     (set apart, so even a single capitalised word counts); a part of several capitalised
@@ -293,6 +321,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     found = pl.concat(
         [
             _title_prefixes(papers),
+            _title_long_forms(papers),
             _found(papers, "title", _ACRONYM, "acronym"),
             _parenthesised(sentences, "sentence"),
             _long_forms_before_acronyms(sentences),
