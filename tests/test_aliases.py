@@ -296,3 +296,17 @@ def test_a_titles_long_form_after_the_name_and_capitals_inside_words():
     assert names(result, "1") == {"QRPO": "title_prefix", "Quantile-Ranked Policy Optimization": "long_form"}
     assert names(result, "2") == {"AsyncZed": "title_prefix"}
     assert names(result, "3") == {"MOPO": "acronym", "Mixed sOurce Policy Optimization": "long_form"}
+
+
+def test_a_long_form_in_apposition_and_names_hidden_in_latex():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Seeing Zones", "We propose V-Zed, a Visual Zone Estimation Dance methodology for multimodal RL."),
+            ("2", "Variance Brakes", "We introduce ${\\bf K}^3{\\bf RPO}$ (Kappa-Cubed Ratio Policy Optimization), a new method."),
+            ("3", "Quantile Baselines", "We propose {Quantile Ratio Estimation} (QRE), replacing the mean with a quantile."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"V-Zed": "we_propose", "Visual Zone Estimation Dance": "long_form"}
+    assert names(result, "2") == {"K3RPO": "we_propose", "Kappa-Cubed Ratio Policy Optimization": "long_form"}
+    assert names(result, "3") == {"QRE": "acronym", "Quantile Ratio Estimation": "long_form"}

@@ -106,8 +106,8 @@ _CONNECTOR = r"(?:of|with|for|via|through|to|in|on|from|under|by|and|the|a|an)"
 #: A long name: capitalised words (digits, hyphens and ++ inside), small words between.
 #: ... the words after the first may start in lower case where a capital inside marks the
 #: acronym's letter ("Dynamic sAmpling", "reward-Decoupled").
-_INNER_WORD = r"[a-z\d]*[A-Z][\w*^+-]*"
-_LONG_NAME = r"[A-Z][\w*^+-]*(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*?\s+" + _INNER_WORD
+_INNER_WORD = r"[a-z\d-]*[A-Z][\w*^+@-]*"
+_LONG_NAME = r"[A-Z][\w*^+@-]*(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*?\s+" + _INNER_WORD
 #: "we propose a novel prompt-selection method, Pre-PPO": a method noun, then its name.
 _METHOD_THEN_NAME = (
     _PROPOSING
@@ -137,7 +137,7 @@ _PAREN = r"\(\s*([^()]{2,100}?)\s*\)"
 _EXAMPLES = r"(?i)^(?:e\.g|i\.e|such as|see|like|including|cf|vs)\b"
 #: The long form before an acronym: the run of capitalised and small words that ends
 #: right before "(ACRONYM)".
-_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+-]*)(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
+_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+@-]*)(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
 #: "PVPO: Pre-Estimated Value-Based Policy Optimization for …": the title's words after
 #: the colon, up to a preposition or a dash, are the long form of the name before it when
 #: the name's capitals occur in order among theirs.
@@ -239,17 +239,41 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _abbreviates(name: pl.Expr, long_form: pl.Expr) -> pl.Expr:
+def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
     """`name` abbreviates `long_form`: its capitals occur in order among the long form's,
     the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at
     most one capitalised word more than the name has capitals (a title's phrase, "A
-    Large-Scale Asynchronous RL System", is not the long form of "AReaL")."""
+    Large-Scale Asynchronous RL System", is not the long form of "AReaL"); the second
+    test is left out where the sentence itself says which is the long form."""
     capitals = name.str.replace_all(r"[^A-Z]", "")
     in_order = long_form.str.replace_all(r"[^A-Z]", "").str.contains(
         pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
     )
     words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
-    return in_order & (capitals.str.len_chars() >= 2) & (words <= capitals.str.len_chars() + 1)
+    fits = in_order & (capitals.str.len_chars() >= 2)
+    return fits & (words <= capitals.str.len_chars() + 1) if word_for_each_capital else fits
+
+
+#: "We propose V-Zed, a Visual Zone Estimation Dance methodology": the long form in
+#: apposition, before a method noun.
+_LONG_FORM_APPOSITION = (
+    r"(" + _NAME + r"),\s+(?:(?:a|an|the)\s+)?(" + _LONG_NAME + r")\s+(?:framework|method|methodology|algorithm|approach|paradigm|technique)\b"
+)
+#: LaTeX that hides a name: "{\bf R}^2{\bf VPO}", "$A$*-PO", "\textbf{KDRL}", "{Quantile Advantage Estimation}".
+_LATEX_MARKUP = r"\\(?:textbf|emph|textit|textsc|texttt|mathbf|mathrm|bf|it)\b\s*|[{}$^]"
+
+
+def _apposition_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_APPOSITION))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_APPOSITION).struct.rename_fields(["name", "long"]))
+        .unnest("pair")
+    )
+    return pairs.filter(_abbreviates(pl.col("name"), pl.col("long"), word_for_each_capital=False)).select(
+        "arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
+    )
 
 
 def _title_long_forms(papers: pl.DataFrame) -> pl.DataFrame:
@@ -317,11 +341,13 @@ def _long_forms_before_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
+    papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
     sentences = _proposal_sentences(papers)
     found = pl.concat(
         [
             _title_prefixes(papers),
             _title_long_forms(papers),
+            _apposition_long_forms(sentences),
             _found(papers, "title", _ACRONYM, "acronym"),
             _parenthesised(sentences, "sentence"),
             _long_forms_before_acronyms(sentences),
