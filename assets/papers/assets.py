@@ -76,8 +76,8 @@ def paper_aliases(context: dg.AssetExecutionContext, curation: Curation, warehou
     """One row per (paper, name its method goes by): `alias` as written, `normalized`
     (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
     we_propose, named, enumerated, long_form, variant, override), `ambiguous` (claimed by
-    two or more papers) and
-    `case_sensitive` (a short all-capital acronym). overrides/aliases.csv adds and removes names.
+    two or more papers) and `case_sensitive` (a short all-capital acronym).
+    overrides/aliases.csv adds and removes names.
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     overrides = read_alias_overrides(curation.path("aliases.csv"))

@@ -36,11 +36,8 @@ GENERAL_METHOD_THRESHOLD = 3
 #: A sentence ends at . ! ? after a lower-case word or digit ("Dr. GRPO" stays whole).
 _SENTENCE_END = r"([a-z0-9)%\]}]{2}[.!?])\s+([A-Z])"
 _PROPOSAL = r"(?i)\b(?:we|us|this (?:paper|work|note)|our)\b[^.]{0,80}\b(?:propos|introduc|present|develop|design|deriv|devis)"
-
-
 #: A sentence about what others do or where they fail, not about the paper's method.
-_PRIOR_WORK = r"(?i)\b(?:existing|prior|previous|standard|conventional|current|typically|commonly|widely|however|suffers?|dominant|popular|such as|e\.g\.|recent (?:methods|works?|approaches)|some (?:recent )?(?:methods|works))\b"
-
+_PRIOR_WORK = r"(?i)\b(?:existing|prior|previous|standard|conventional|current (?:methods|approaches|algorithms|RL\w*)|typically|commonly|widely|however|suffers?|dominant|popular|such as|e\.g\.|recent (?:methods|works?|approaches)|some (?:recent )?(?:methods|works))\b"
 #: ... unless it sets the paper's method against it ("Unlike X, our method clips ...").
 _CONTRAST = r"(?i)\b(?:unlike|instead of|rather than|in contrast|replac\w*)\b"
 
@@ -255,9 +252,11 @@ def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     `loss_change_reasons` (every `kind/field` cue found: `clip/title`, `mask/proposal`,
     `weight/own` for the abstract's sentences that are not about prior work).
 
-    The kind whose cues weigh most (title 3, a proposing sentence 2, elsewhere 1) wins;
-    a tie goes to the kind named first in the proposing sentences (a method is named for
-    its main part, or claims it first), then to the precedence of LOSS_CHANGE_RULES. A
+    The kind whose cues weigh most wins: every occurrence counts, by where it is (title 3,
+    a proposing sentence 2, another sentence of the paper's own 1), and once more after
+    "through", "via" or "by". A tie goes to the kind claimed first in the proposing
+    sentences, then in the paper's own (a method is named for its main part, or claims
+    it first), then to the precedence of LOSS_CHANGE_RULES. A
     paper with no cue is `other`; so is every paper that is not a general method
     (`paper_screening_of` sees to that, after overrides).
     """
