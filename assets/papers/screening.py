@@ -96,8 +96,10 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("application", -3, "body", r"(?i)e-commerce|recommend\w*|search relevance|livestream\w*|\bGUI\b|audio|image-to-video|video generation|text-to-image|auto-?bidding|advertis\w*|medical|clinical|legal|financial|speech (?:recognition|synthesis)|travel|spatio-temporal|user simulation|web (?:navigation|agents)|computer-use|grounding"),
     ("multimodal", -1, "body", r"(?i)vision-language|\bVLMs?\b|multimodal|omni-modal|visual"),
     ("benchmark_or_data", -2, "body", r"(?i)\b(?:benchmark suite|new benchmark|we (?:create|release|curate|construct) [\w\s,-]{0,40}dataset|dataset comprising|collection of [\w\s-]{0,30}(?:games|environments)|task synthesis|synthesi[sz]\w* (?:tasks|data|dialogues)|data (?:pipeline|construction|curation))"),
-    ("study", -2, "body", r"(?i)\b(?:we (?:conduct|present) (?:a|the first) [\w\s-]{0,30}(?:study|analysis|exploration)|systematic(?:ally)? (?:review|study|investigat\w*)|case study|pitfalls|this note|we point out|empirical study|scaling (?:trends|law))"),
+    ("study", -2, "body", r"(?i)\b(?:we (?:conduct|present) (?:a|the first) [\w\s-]{0,30}(?:study|analysis|exploration)|systematic(?:ally)? (?:review|study|investigat\w*)|case study|pitfalls|this note|we point out|empirical study|scaling (?:trends|law)|this survey|we survey|comprehensive (?:survey|review|overview))"),
     ("not_rl_training", -4, "body", r"(?i)\b(?:diffusion models|flow[- ]matching|denoising|optimizer based on|continual learning|improv\w* (?:to|of|on|upon) (?:the |standard )?(?:supervised fine-tuning|SFT)\b)"),
+    # A survey, tutorial, position paper, benchmark or data set by its title.
+    ("survey_or_benchmark_title", -4, "title", r"(?i)\bsurvey\w*\b|\btutorial\b|\bposition paper\b|\bbenchmark\w*\b|[a-z]-?Bench\b|\bdataset\b"),
     # Distillation or supervised fine-tuning with no RL in the title.
     ("supervised_title", -4, "title", r"(?i)distill|\bSFT\b|supervised fine-tuning&!(?i)reinforc|\bRL|polic|reward|GRPO|PPO"),
     ("task_specific", -2, "title", r"(?i)e-commerce|recommend|audio|video|image|GUI|search agents?|agentic search|agents? for|tool use|tool-integrated|multimodal|omni|relevance"),
