@@ -364,3 +364,11 @@ def test_an_rl_method_for_one_application_domain_is_not_general():
         "We train a summarizer of clinical notes with a clipped objective and a reward from physicians' edits.",
     )
     assert not row["is_general_rl_method"] and "-application" in row["screening_reasons"]
+
+
+def test_rl_outside_language_models_is_not_general():
+    row = verdict_of(
+        "Clipped Advantage Policy Optimization for Quadruped Locomotion",
+        "We propose a novel RL algorithm that clips the advantage for legged robots in simulation and on hardware.",
+    )
+    assert not row["is_general_rl_method"] and "-not_language_models" in row["screening_reasons"]

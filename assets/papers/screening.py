@@ -71,6 +71,9 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     # What makes it RL for language models at all.
     ("rl_context", 1, "text", r"(?i)reinforcement learning|\bRL(?:VR|HF)?\b|polic(?:y|ies)|\bGRPO\b|\bPPO\b|REINFORCE"),
     ("no_rl_context", -4, "text", r"!(?i)reinforcement|\bRL|polic(?:y|ies)|GRPO|PPO|REINFORCE|reward"),
+    # RL, but not of language models (robots, games, control): nothing in the text is about
+    # text. Out by definition, however strong the method cues (VETO_RULES).
+    ("not_language_models", -10, "text", r"!(?i)language model|\bLLMs?\b|\bLMs?\b|\bLRMs?\b|reasoning|\btext|\btokens?\b|chain-of-thought|\bGRPO\b|RLHF|RLVR|instruction|prompt|agentic|post-train"),
     # Method cues.
     ("title_policy_optimization", 3, "title", r"(?i:policy optimi[sz]ation|policy gradient|trust region)|\b[A-Z][\w-]*PO\b|-GRPO\b|\bGRPO-|\bREINFORCE\b|\bReinforce\b"),
     ("title_rl_mechanism", 2, "title", r"(?i)clip|entropy|advantage|baseline|exploration|off-policy|on-policy|KL\b|token|reward (?:shap|estimat)|rollouts|sampling|regulari[sz]|loss"),
@@ -108,6 +111,8 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
 #: Rules that say "model or technical report", and rules that say the paper introduces a
 #: general RL method all the same: the second silence the first.
 REPORT_RULES = ("model_report", "model_report_title")
+#: Rules that rule a paper out whatever else fires.
+VETO_RULES = ("not_language_models",)
 METHOD_IN_REPORT_RULES = ("named_rl_algorithm", "enumerated_rl_contribution")
 
 _FIELD = {
@@ -141,7 +146,7 @@ def screening_verdicts(papers: pl.DataFrame) -> pl.DataFrame:
     ).list.drop_nulls()
     return text.select(
         "arxiv_id",
-        is_general_rl_method=score >= GENERAL_METHOD_THRESHOLD,
+        is_general_rl_method=(score >= GENERAL_METHOD_THRESHOLD) & ~pl.any_horizontal([fired[name] for name in VETO_RULES]),
         screening_score=score.cast(pl.Int32),
         screening_reasons=reasons,
     )
