@@ -310,3 +310,15 @@ def test_a_long_form_in_apposition_and_names_hidden_in_latex():
     assert names(result, "1") == {"V-Zed": "we_propose", "Visual Zone Estimation Dance": "long_form"}
     assert names(result, "2") == {"K3RPO": "we_propose", "Kappa-Cubed Ratio Policy Optimization": "long_form"}
     assert names(result, "3") == {"QRE": "acronym", "Quantile Ratio Estimation": "long_form"}
+
+
+def test_a_long_form_in_lower_case_whose_initials_spell_the_acronym():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Gradients Revisited", "We propose tempered policy gradient (TPG), a framework for KL-regularized RL."),
+            ("2", "Echoes in Code", "We propose simple self-echoing (SSE) for code models, and we test it (TIT)."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"TPG": "acronym", "tempered policy gradient": "long_form"}
+    assert names(result, "2") == {"SSE": "acronym", "simple self-echoing": "long_form", "TIT": "acronym"}

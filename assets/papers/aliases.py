@@ -338,6 +338,46 @@ def _long_forms_before_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: The words before an acronym's parenthesis, and the acronym.
+_WORDS_BEFORE_ACRONYM = r"([^()]{0,120}?)\s*\(\s*(" + _NAME + r")\s*\)"
+#: The most words a long form written in lower case may have.
+_MAX_LOWER_WORDS = 6
+
+
+def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
+    """"regularized policy gradient (RPG)", "simple self-distillation (SSD)": the fewest
+    last words before the parenthesis whose initials (after spaces and hyphens) spell
+    the acronym's capitals."""
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_WORDS_BEFORE_ACRONYM))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_WORDS_BEFORE_ACRONYM).struct.rename_fields(["before", "acronym"]))
+        .unnest("pair")
+        .filter(~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED))
+        .with_columns(
+            words=pl.col("before").str.strip_chars().str.split(" "),
+            capitals=pl.col("acronym").str.replace_all(r"[^A-Z]", "").str.to_lowercase(),
+        )
+    )
+    candidates = [
+        pl.col("words").list.tail(n).list.join(" ").alias(f"last_{n}") for n in range(1, _MAX_LOWER_WORDS + 1)
+    ]
+    spelled = [
+        pl.when(
+            pl.col(f"last_{n}").str.extract_all(r"(?:^|[\s-])([A-Za-z])").list.eval(pl.element().str.slice(-1)).list.join("").str.to_lowercase()
+            == pl.col("capitals")
+        ).then(pl.col(f"last_{n}"))
+        for n in range(1, _MAX_LOWER_WORDS + 1)
+    ]
+    return (
+        pairs.with_columns(candidates)
+        .with_columns(alias=pl.coalesce(spelled))
+        .filter(pl.col("alias").str.contains(r"[\s-]") & (pl.col("capitals").str.len_chars() >= 2))
+        .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+
+
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
@@ -351,6 +391,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(papers, "title", _ACRONYM, "acronym"),
             _parenthesised(sentences, "sentence"),
             _long_forms_before_acronyms(sentences),
+            _lower_case_long_forms(sentences),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
