@@ -168,7 +168,6 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
         "f1": _ratio(2 * precision * recall, precision + recall),
         "large_policy_accuracy": _ratio(int(large_same.sum()), joined.height),
         "large_policy_accuracy_known": _ratio(int((large_same & known).sum()), int(known.sum())),
-        # The kind matters for the general methods the metrics count; non-methods are `other`.
         "loss_change_kind_accuracy": _ratio(int((kind_same & truth).sum()), int(truth.sum())),
         "loss_change_kind_accuracy_all": _ratio(int(stored_same.sum()), joined.height),
     }
@@ -225,11 +224,12 @@ def main(argv: list[str] | None = None) -> int:
         reading = {name: figures[name] for name in READING_FIGURES}
         print("  " + record_first_reading("screening", f"{args.which}:{batch.name}", figures["labels"], reading))
     whole = whole_set(batches)
+    predicted = predictions(whole.papers)
     if len(batches) > 1:
-        print(report(f"{args.which} (all batches)", evaluate(whole.labels, predictions(whole.papers))))
+        print(report(f"{args.which} (all batches)", evaluate(whole.labels, predicted)))
     if not args.quiet:
         with pl.Config(tbl_rows=-1, tbl_width_chars=220, fmt_str_lengths=90, tbl_hide_dataframe_shape=True):
-            for name, frame in disagreements(whole.labels, predictions(whole.papers)).items():
+            for name, frame in disagreements(whole.labels, predicted).items():
                 print(f"\ndisagreements on {name}: {frame.height}")
                 if frame.height:
                     print(frame)
