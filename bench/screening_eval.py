@@ -1,40 +1,61 @@
 """Score the screening rules against the project's hand labels.
 
-    .venv/bin/python bench/screening_eval.py [--snapshot DIR] [--labels CSV] [--quiet]
+    .venv/bin/python bench/screening_eval.py [--set snapshot|unseen] [--snapshot DIR] [--quiet]
 
-Reads the recorded arXiv papers of the snapshot (default ../shared/snapshots), applies
-the rules of assets/papers/screening.py (without overrides: the rules alone are measured), and
-prints, on the labelled papers: precision, recall and F1 of `is_general_rl_method`, the
-accuracy of `large_policy` (unknown counts as a value of its own: the rules must say
-"unknown" where the text says nothing) and of `loss_change_kind`, then every disagreement.
+`--set snapshot` (default) scores the recorded arXiv papers of the snapshot (default
+../shared/snapshots) against bench/labels/screening_labels.csv; `--set unseen` scores the
+held-out papers of bench/labels/unseen/*.jsonl (text and labels in one file per batch,
+see its README). The rules of assets/papers/screening.py are applied without overrides:
+the rules alone are measured. Per batch (the file's stem) and for the whole set it
+prints precision, recall and F1 of `is_general_rl_method`, the accuracy of
+`large_policy` (unknown counts as a value of its own: the rules must say "unknown"
+where the text says nothing) and of `loss_change_kind` on the papers labelled general
+methods (and on all papers), then every disagreement. The first reading of each batch
+is kept in bench/readings/first_readings.csv.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import polars as pl
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from orchestration.clients.arxiv_feed import parse_feed  # noqa: E402
+from orchestration.clients.arxiv_feed import ENTRY_SCHEMA, normalize_whitespace, parse_feed  # noqa: E402
 from assets.papers.papers import papers_from_entries  # noqa: E402
-from assets.papers.screening import loss_change_kinds, policy_sizes, screening_verdicts  # noqa: E402
+from assets.papers.screening import loss_change_kinds, only_for_general_methods, policy_sizes, screening_verdicts  # noqa: E402
+from bench.first_readings import record_first_reading  # noqa: E402
 
 DEFAULT_SNAPSHOT = REPO_ROOT.parent / "shared" / "snapshots"
 DEFAULT_LABELS = REPO_ROOT / "bench" / "labels" / "screening_labels.csv"
+UNSEEN_DIR = REPO_ROOT / "bench" / "labels" / "unseen"
+SETS = ("snapshot", "unseen")
 
+#: One labelled paper; `method_names` is `;`-separated.
 LABEL_SCHEMA = {
     "arxiv_id": pl.Utf8,
     "is_general_rl_method": pl.Boolean,
     "policy_params_b": pl.Float64,
     "large_policy": pl.Boolean,
     "loss_change_kind": pl.Utf8,
+    "method_names": pl.Utf8,
     "note": pl.Utf8,
 }
+
+
+class Batch(NamedTuple):
+    """One labelled sample: the papers as the pipeline sees them and their labels."""
+
+    name: str
+    papers: pl.DataFrame
+    labels: pl.DataFrame
 
 
 def snapshot_papers(snapshot: Path) -> pl.DataFrame:
@@ -42,6 +63,74 @@ def snapshot_papers(snapshot: Path) -> pl.DataFrame:
     if not files:
         raise SystemExit(f"no arXiv responses under {snapshot / 'arxiv'}")
     return papers_from_entries(pl.concat([parse_feed(path.read_bytes(), str(path)).entries for path in files]))
+
+
+def snapshot_batches(snapshot: Path, labels_csv: Path = DEFAULT_LABELS) -> list[Batch]:
+    return [Batch(labels_csv.stem, snapshot_papers(snapshot), pl.read_csv(labels_csv, schema=LABEL_SCHEMA))]
+
+
+def _unseen_entry(record: dict) -> dict:
+    """The raw.arxiv_entries row of one unseen paper (version 1, published at 00:00 UTC)."""
+    published = datetime.strptime(record["published"], "%Y-%m-%d").replace(tzinfo=UTC)
+    return {
+        "arxiv_id": record["arxiv_id"],
+        "version": 1,
+        "title": normalize_whitespace(record["title"]),
+        "abstract": normalize_whitespace(record["abstract"]),
+        "authors": [],
+        "author_affiliations": [{"author": None, "affiliation": name} for name in record.get("affiliations") or []],
+        "primary_category": None,
+        "categories": [],
+        "comment": normalize_whitespace(record.get("comment")) or None,
+        "journal_ref": None,
+        "doi": None,
+        "published_at": published,
+        "updated_at": published,
+        "abstract_url": record.get("source_url"),
+        "pdf_url": None,
+    }
+
+
+def unseen_batch(path: Path) -> Batch:
+    """One bench/labels/unseen/<batch>.jsonl file as papers (through papers_from_entries,
+    as harvested entries would go) and labels (LABEL_SCHEMA)."""
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise SystemExit(f"{path}:{number}: not a JSON object ({error.msg}); fix the line") from None
+    entries = pl.DataFrame([_unseen_entry(record) for record in records], schema=ENTRY_SCHEMA)
+    labels = pl.DataFrame(
+        [
+            {
+                **{column: record.get(column) for column in LABEL_SCHEMA if column != "method_names"},
+                "method_names": ";".join(record.get("method_names") or []),
+            }
+            for record in records
+        ],
+        schema=LABEL_SCHEMA,
+    )
+    return Batch(path.stem, papers_from_entries(entries), labels)
+
+
+def unseen_batches(folder: Path = UNSEEN_DIR) -> list[Batch]:
+    files = sorted(folder.glob("*.jsonl"))
+    if not files:
+        raise SystemExit(f"no labelled batches (*.jsonl) under {folder}")
+    return [unseen_batch(path) for path in files]
+
+
+def labelled_batches(which: str, snapshot: Path = DEFAULT_SNAPSHOT) -> list[Batch]:
+    return snapshot_batches(snapshot) if which == "snapshot" else unseen_batches()
+
+
+def whole_set(batches: list[Batch]) -> Batch:
+    return Batch(
+        "all", pl.concat([b.papers for b in batches]).unique("arxiv_id"), pl.concat([b.labels for b in batches])
+    )
 
 
 def predictions(papers: pl.DataFrame) -> pl.DataFrame:
@@ -65,6 +154,12 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
     precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
     large_same = joined["large_policy"].eq_missing(joined["large_policy_rule"])
     known = joined["large_policy"].is_not_null()
+    # The kind rule on the labelled general methods; on all papers, the kind the table
+    # stores (`other` wherever the rules' verdict is not a general method).
+    kind_same = joined["loss_change_kind"].eq(joined["loss_change_kind_rule"])
+    stored_same = joined.select(
+        pl.col("loss_change_kind").eq(only_for_general_methods(pl.col("loss_change_kind_rule"), pl.col("is_general_rl_method_rule")))
+    ).to_series()
     return {
         "labels": joined.height,
         "general_methods": int(truth.sum()),
@@ -73,9 +168,8 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
         "f1": _ratio(2 * precision * recall, precision + recall),
         "large_policy_accuracy": _ratio(int(large_same.sum()), joined.height),
         "large_policy_accuracy_known": _ratio(int((large_same & known).sum()), int(known.sum())),
-        "loss_change_kind_accuracy": _ratio(
-            int(joined["loss_change_kind"].eq(joined["loss_change_kind_rule"]).sum()), joined.height
-        ),
+        "loss_change_kind_accuracy": _ratio(int((kind_same & truth).sum()), int(truth.sum())),
+        "loss_change_kind_accuracy_all": _ratio(int(stored_same.sum()), joined.height),
     }
 
 
@@ -89,36 +183,53 @@ def disagreements(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, pl
         "large_policy": joined.filter(~pl.col("large_policy").eq_missing(pl.col("large_policy_rule"))).select(
             "arxiv_id", label="policy_params_b", rule="policy_params_b_rule", cue="policy_size_cue", note="note"
         ),
-        "loss_change_kind": joined.filter(pl.col("loss_change_kind") != pl.col("loss_change_kind_rule")).select(
-            "arxiv_id", label="loss_change_kind", rule="loss_change_kind_rule", cue="loss_change_cue", note="note"
+        "loss_change_kind (general methods)": joined.filter(
+            pl.col("is_general_rl_method") & (pl.col("loss_change_kind") != pl.col("loss_change_kind_rule"))
+        ).select(
+            "arxiv_id", label="loss_change_kind", rule="loss_change_kind_rule",
+            cue="loss_change_cue", reasons=pl.col("loss_change_reasons").list.join(" "), note="note",
         ),
     }
 
 
+#: The figures a first reading keeps.
+READING_FIGURES = (
+    "f1", "precision", "recall", "large_policy_accuracy", "loss_change_kind_accuracy", "loss_change_kind_accuracy_all",
+)
+
+
+def report(name: str, figures: dict[str, float]) -> str:
+    return (
+        f"{name}: {figures['labels']} papers ({figures['general_methods']} general RL methods)\n"
+        f"  is_general_rl_method: precision {figures['precision']:.3f}  recall {figures['recall']:.3f}  "
+        f"F1 {figures['f1']:.3f}\n"
+        f"  large_policy accuracy: {figures['large_policy_accuracy']:.3f} "
+        f"(on the papers that state a size: {figures['large_policy_accuracy_known']:.3f})\n"
+        f"  loss_change_kind accuracy on the general methods: {figures['loss_change_kind_accuracy']:.3f} "
+        f"(all papers: {figures['loss_change_kind_accuracy_all']:.3f})"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", dest="which", choices=SETS, default="snapshot")
     parser.add_argument("--snapshot", type=Path, default=DEFAULT_SNAPSHOT)
-    parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS)
     parser.add_argument("--quiet", action="store_true", help="figures only, no disagreements")
     args = parser.parse_args(argv)
 
-    labels = pl.read_csv(args.labels, schema=LABEL_SCHEMA)
-    predicted = predictions(snapshot_papers(args.snapshot))
-    figures = evaluate(labels, predicted)
-    print(f"labelled papers: {figures['labels']} ({figures['general_methods']} general RL methods)")
-    print(
-        f"is_general_rl_method: precision {figures['precision']:.3f}  recall {figures['recall']:.3f}  "
-        f"F1 {figures['f1']:.3f}"
-    )
-    print(
-        f"large_policy accuracy: {figures['large_policy_accuracy']:.3f} "
-        f"(on the {int(labels['large_policy'].is_not_null().sum())} papers that state a size: "
-        f"{figures['large_policy_accuracy_known']:.3f})"
-    )
-    print(f"loss_change_kind accuracy: {figures['loss_change_kind_accuracy']:.3f}")
+    batches = labelled_batches(args.which, args.snapshot)
+    for batch in batches:
+        figures = evaluate(batch.labels, predictions(batch.papers))
+        print(report(f"{args.which}:{batch.name}", figures))
+        reading = {name: figures[name] for name in READING_FIGURES}
+        print("  " + record_first_reading("screening", f"{args.which}:{batch.name}", figures["labels"], reading))
+    whole = whole_set(batches)
+    predicted = predictions(whole.papers)
+    if len(batches) > 1:
+        print(report(f"{args.which} (all batches)", evaluate(whole.labels, predicted)))
     if not args.quiet:
         with pl.Config(tbl_rows=-1, tbl_width_chars=220, fmt_str_lengths=90, tbl_hide_dataframe_shape=True):
-            for name, frame in disagreements(labels, predicted).items():
+            for name, frame in disagreements(whole.labels, predicted).items():
                 print(f"\ndisagreements on {name}: {frame.height}")
                 if frame.height:
                     print(frame)

@@ -250,8 +250,9 @@ CORE_PAPER_SCREENING = Table(
         "policy_params_b": pl.Float64,
         "large_policy": pl.Boolean,
         "policy_size_cue": pl.Utf8,
-        "loss_change_kind": pl.Utf8,
-        "loss_change_cue": pl.Utf8,
+        "loss_change_kind": pl.Utf8,  # coefficient | clip | mask | weight | new_objective | advantage | sampling | reward | other
+        "loss_change_cue": pl.Utf8,  # the words that decided the kind
+        "loss_change_reasons": pl.List(pl.Utf8),  # every cue found, as kind/field ("clip/title")
         "code_released": pl.Boolean,
         "code_url": pl.Utf8,
         "maintainer_company": pl.Utf8,

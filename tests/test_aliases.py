@@ -44,9 +44,9 @@ def test_title_prefix_title_acronym_proposal_and_naming_rules():
         NO_OVERRIDES,
     )
     assert names(result, "1") == {"DAPO": "title_prefix"}
-    assert names(result, "2") == {"GSPO": "acronym"}
+    assert names(result, "2") == {"GSPO": "acronym", "Group Sequence Policy Optimization": "long_form"}
     assert names(result, "3") == {"REINFORCE++": "we_propose"}
-    assert names(result, "4") == {"Clip-Cov": "named"}
+    assert names(result, "4") == {"Clip-Cov": "named", "KL-Cov": "named"}
     assert names(result, "5") == {"GTPO": "title_prefix", "GRPO-S": "title_prefix"}
     assert names(result, "6") == {"Intuitor": "we_propose"}
 
@@ -69,7 +69,7 @@ def test_phrases_are_not_names():
     assert names(result, "2") == {}
     assert names(result, "3") == {}
     assert names(result, "4") == {}
-    assert names(result, "5") == {"GiGPO": "acronym"}
+    assert names(result, "5") == {"GiGPO": "acronym", "Group-in-Group Policy Optimization": "long_form"}
     assert names(result, "6") == {}
 
 
@@ -93,7 +93,7 @@ def test_field_terms_model_names_and_run_on_words_are_not_a_papers_names():
     assert names(result, "2") == {"KDRL": "title_prefix"}
     assert names(result, "3") == {}
     assert names(result, "4") == {}
-    assert names(result, "5") == {"MOPD": "acronym"}
+    assert names(result, "5") == {"MOPD": "acronym", "Multi-Teacher On-Policy Distillation": "long_form"}
 
 
 def test_a_novel_algorithm_named_in_a_sentence_without_a_proposal_verb_counts():
@@ -103,7 +103,7 @@ def test_a_novel_algorithm_named_in_a_sentence_without_a_proposal_verb_counts():
         ),
         NO_OVERRIDES,
     )
-    assert names(result, "1") == {"IPA": "acronym"}
+    assert names(result, "1") == {"IPA": "acronym", "Interaction-based Policy Alignment": "long_form"}
 
 
 def test_established_names_are_never_aliases_unless_an_override_adds_them():
@@ -113,7 +113,9 @@ def test_established_names_are_never_aliases_unless_an_override_adds_them():
     )
     assert names(paper_aliases_of(rows, NO_OVERRIDES), "1") == {}
     # Containing an established name is not being one.
-    assert names(paper_aliases_of(rows, NO_OVERRIDES), "2") == {"SEED-GRPO": "title_prefix"}
+    assert names(paper_aliases_of(rows, NO_OVERRIDES), "2") == {
+        "SEED-GRPO": "title_prefix", "Semantic Entropy EnhanceD GRPO": "long_form"
+    }
     added = paper_aliases_of(rows, overrides(("1", "GRPO", "add")))
     assert names(added, "1") == {"GRPO": "override"}
     assert {"PPO", "GRPO", "DPO", "RLOO", "ReMax", "REINFORCE", "KL", "RL", "LLM", "SFT", "RLHF"} <= ESTABLISHED_NAMES
@@ -127,7 +129,7 @@ def test_acronyms_inside_words_are_not_taken_and_plural_acronyms_lose_their_s():
         ),
         NO_OVERRIDES,
     )
-    assert names(result, "1") == {"ReasRM": "acronym"}
+    assert names(result, "1") == {"ReasRM": "acronym", "Reasoning Reward Models": "long_form"}
     # "RLSPlike" is one word, so no name "RLSP" comes out of it; plural established names stay out.
     assert "RLSP" not in names(result, "2")
     assert "PPO" not in names(result, "2") and "LLM" not in names(result, "2")
@@ -163,7 +165,8 @@ def test_a_name_claimed_by_two_papers_is_ambiguous_for_both():
         ),
         NO_OVERRIDES,
     )
-    ambiguous = dict(result.filter(pl.col("source") != "variant").select("arxiv_id", "ambiguous").iter_rows())
+    acronyms = result.filter(pl.col("source").is_in(["acronym", "title_prefix"]))
+    ambiguous = dict(acronyms.select("arxiv_id", "ambiguous").iter_rows())
     assert ambiguous == {"1": True, "2": True, "3": False}
 
 
@@ -203,10 +206,119 @@ def test_one_row_per_paper_and_alias():
         papers(("1", "DAPO: x", "We propose the Decoupled Clip and Dynamic sAmpling Policy Optimization (DAPO) algorithm.")),
         overrides(("1", "DAPO", "add")),
     )
-    assert result.rows() == [("1", "DAPO", "dapo", "override", False, True)]
+    assert result.filter(pl.col("normalized") == "dapo").rows() == [("1", "DAPO", "dapo", "override", False, True)]
+    assert result.select("arxiv_id", "alias").is_unique().all()
 
 
 def test_the_repository_alias_overrides_are_valid():
     frame = read_alias_overrides(REPO_ROOT / "overrides" / "aliases.csv")
     assert frame.height > 0
     assert frame["reason"].str.len_chars().min() > 10
+
+
+# -- names wherever a paper introduces them, on invented sentences ----------------------
+
+
+def test_long_forms_and_parenthesised_names():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Steady Climbing", "We propose Bounded Ratio Policy Optimization (BRPO), a new algorithm."),
+            # The run is cut after "and" where it does not start with the acronym's letter.
+            ("2", "Quiet Tokens", "We propose two methods: Signal Damping and Rare-Token Shielding (Rats), for RL."),
+            # The long form inside the parenthesis, after the name.
+            ("3", "Fewer Rollouts", "We introduce KOPS (Keep Only Promising Samples), a sampling rule."),
+            # Two names in one parenthesis.
+            ("4", "Signals Apart", "We propose to split the signal into Up and Down Reinforcement (UPR and DNR)."),
+            # Examples are citations, and the long form of an established acronym is jargon.
+            ("5", "A Note", "We propose a tweak to methods (e.g., FOOPO) built on Group Relative Policy Optimization (GRPO)."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"BRPO": "acronym", "Bounded Ratio Policy Optimization": "long_form"}
+    assert names(result, "2") == {"Rats": "acronym", "Rare-Token Shielding": "long_form"}
+    assert names(result, "3") == {"KOPS": "we_propose", "Keep Only Promising Samples": "long_form"}
+    assert names(result, "4") == {"UPR": "acronym", "DNR": "acronym"}
+    assert names(result, "5") == {}
+
+
+def test_names_after_a_method_noun_of_several_words_and_in_enumerations():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Picking Prompts", "We also propose a novel prompt-ranking method, Pre-Rank, to keep diversity."),
+            ("2", "Faster Loops", "We present Zeta Flash, a system that overlaps rollouts with training."),
+            ("3", "A Fresh Paradigm", "We propose a new paradigm called Quiet Storm, in which a model teaches itself."),
+            ("4", "A Trillion Steps", "To address these, we pioneer three innovations: (1) TamPo stabilizes RL training via masking; "
+             "(2) K9PO++ improves rollout use; and (3) BSystem, a framework for large clusters."),
+            ("5", "Synthetic Tasks", "Our system, OmegaForge, is an engine that writes tasks. It helps."),
+            ("6", "This motivates us", "This motivates us to propose a new method, SWERVE, which reweights tokens."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"Pre-Rank": "we_propose"}
+    assert names(result, "2") == {"Zeta Flash": "long_form"}
+    assert names(result, "3") == {"Quiet Storm": "long_form"}
+    assert names(result, "4") == {"TamPo": "enumerated", "K9PO++": "enumerated", "BSystem": "enumerated"}
+    assert names(result, "5") == {"OmegaForge": "named"}
+    assert names(result, "6") == {"SWERVE": "we_propose"}
+
+
+def test_a_short_acronym_with_a_digit_is_a_case_sensitive_name():
+    result = paper_aliases_of(
+        papers(("1", "Replaying Routes", "We propose Route Echo Replay (Q7), which replays the routes of the rollout.")), NO_OVERRIDES
+    )
+    rows = result.filter(pl.col("alias") == "Q7")
+    assert rows.select("source", "case_sensitive").row(0) == ("acronym", True)
+
+
+def test_the_last_of_several_named_names_and_no_names_from_a_citing_sentence():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Two Knobs", "We propose two techniques, namely Tilt-Up and Tilt-Down, which steer entropy."),
+            ("2", "A Report", "We propose Route Echo Replay (REX) (Smith et al., 2025) for our model."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"Tilt-Up": "named", "Tilt-Down": "named"}
+    assert names(result, "2") == {}
+
+
+def test_a_titles_long_form_after_the_name_and_capitals_inside_words():
+    result = paper_aliases_of(
+        papers(
+            ("1", "QRPO: Quantile-Ranked Policy Optimization for Long Reasoning", ""),
+            # A title's phrase after the name is not its long form.
+            ("2", "AsyncZed: A Large-Scale Asynchronous RL System for Agents", ""),
+            # A capital inside a word marks the acronym's letter.
+            ("3", "Mixing Sources", "We propose Mixed sOurce Policy Optimization (MOPO), a new algorithm."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"QRPO": "title_prefix", "Quantile-Ranked Policy Optimization": "long_form"}
+    assert names(result, "2") == {"AsyncZed": "title_prefix"}
+    assert names(result, "3") == {"MOPO": "acronym", "Mixed sOurce Policy Optimization": "long_form"}
+
+
+def test_a_long_form_in_apposition_and_names_hidden_in_latex():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Seeing Zones", "We propose V-Zed, a Visual Zone Estimation Dance methodology for multimodal RL."),
+            ("2", "Variance Brakes", "We introduce ${\\bf K}^3{\\bf RPO}$ (Kappa-Cubed Ratio Policy Optimization), a new method."),
+            ("3", "Quantile Baselines", "We propose {Quantile Ratio Estimation} (QRE), replacing the mean with a quantile."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"V-Zed": "we_propose", "Visual Zone Estimation Dance": "long_form"}
+    assert names(result, "2") == {"K3RPO": "we_propose", "Kappa-Cubed Ratio Policy Optimization": "long_form"}
+    assert names(result, "3") == {"QRE": "acronym", "Quantile Ratio Estimation": "long_form"}
+
+
+def test_a_long_form_in_lower_case_whose_initials_spell_the_acronym():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Gradients Revisited", "We propose tempered policy gradient (TPG), a framework for KL-regularized RL."),
+            ("2", "Echoes in Code", "We propose simple self-echoing (SSE) for code models, and we test it (TIT)."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"TPG": "acronym", "tempered policy gradient": "long_form"}
+    assert names(result, "2") == {"SSE": "acronym", "simple self-echoing": "long_form", "TIT": "acronym"}

@@ -44,7 +44,7 @@ SCREENING = screening(
     large_policy={"2501.00001": True, "2501.00003": False, "2501.00004": False, "2501.00005": True, "2504.00006": True},
     loss_change_kind={
         "2501.00001": "clip", "2501.00002": "new_objective", "2501.00003": "weight",
-        "2501.00004": "none", "2501.00005": "none", "2504.00006": "none",
+        "2501.00004": "other", "2501.00005": "other", "2504.00006": "other",
     },
     code_released={"2501.00001": True, "2501.00002": False, "2501.00003": True, "2501.00004": False, "2501.00005": True, "2504.00006": False},
     maintainer_company={"2501.00001": "none", "2501.00002": "ByteDance", "2501.00003": "none", "2501.00005": "none", "2504.00006": "none"},

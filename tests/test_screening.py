@@ -86,19 +86,68 @@ def test_large_policy_is_30b_or_more():
 @pytest.mark.parametrize(
     ("title", "abstract", "kind"),
     [
-        ("DCPO: Dynamic Clipping Policy Optimization", "We propose dynamic clipping bounds per token.", "clip"),
-        ("Trust Region Masking for Long-Horizon RL", "We mask sequences that leave the trust region; masking is exact.", "mask"),
-        ("Shrinking the Variance", "We propose a shrinkage baseline for the advantage estimation of GRPO.", "weight"),
-        ("Adaptive Entropy", "We propose an adaptive coefficient for the entropy regularization term.", "coefficient"),
-        ("Geometric-Mean Policy Optimization", "We propose to maximize the geometric mean objective of token rewards.", "new_objective"),
-        ("Knapsack RL", "We allocate the rollout budget across prompts like a knapsack.", "none"),
+        ("Sliding Clip Bounds for Stable RL", "We propose per-token clipping bounds that widen with the token's entropy.", "clip"),
+        ("Masking Stale Tokens", "We propose to mask tokens whose ratio drifts; masking keeps the update exact.", "mask"),
+        ("Balanced Updates", "We propose to reweight tokens by their probability so rare tokens count more.", "weight"),
+        ("Tempered Entropy", "We propose an adaptive coefficient for the entropy bonus that tracks a target entropy.", "coefficient"),
+        ("Median Baselines for Group RL", "We propose a median reward baseline for the advantage estimation of group methods.", "advantage"),
+        ("Budgeted Rollouts", "We propose to allocate more rollouts to hard prompts under a fixed sampling budget.", "sampling"),
+        ("Penalizing Guesswork", "We propose a reward penalty for answers reached by guessing, and a length penalty.", "reward"),
+        ("Harmonic Policy Optimization", "We propose a new objective that matches the reward distribution of the group.", "new_objective"),
+        ("A Study of Seeds", "We report how random seeds change results.", "other"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
     row = loss_change_kinds(papers(("1", title, abstract))).row(0, named=True)
     assert row["loss_change_kind"] == kind
-    assert (row["loss_change_cue"] is None) == (kind == "none")
+    assert (row["loss_change_cue"] is None) == (kind == "other")
     assert kind in LOSS_CHANGE_KINDS
+    assert all(reason.split("/")[0] in LOSS_CHANGE_KINDS for reason in row["loss_change_reasons"])
+
+
+def test_the_kind_a_method_names_first_wins_a_tie():
+    row = loss_change_kinds(
+        papers(("1", "Steady Steps", "We propose to mask outlier tokens and to reweight the rest by their entropy."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "mask"
+    assert {"mask/proposal", "weight/proposal"} <= set(row["loss_change_reasons"])
+
+
+def test_the_base_algorithm_and_what_a_method_does_without_are_not_its_change():
+    row = loss_change_kinds(
+        papers(("1", "Winner Updates", "We propose a clipped surrogate objective that updates only on positive-advantage "
+                "samples, without any KL regularization."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "mask"
+    assert not any(reason.startswith(("clip/", "coefficient/")) for reason in row["loss_change_reasons"])
+
+
+def test_a_specific_mechanism_beats_the_generic_objective():
+    row = loss_change_kinds(
+        papers(("1", "Tilted Signals", "We propose a variant of the RL objective that upweights negative samples."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "weight"
+
+
+def test_the_means_after_through_or_via_counts_once_more():
+    row = loss_change_kinds(
+        papers(("1", "Even Keel", "We propose to keep entropy control steady through advantage reweighting of each token."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "weight"
+
+
+def test_experiment_baselines_are_not_advantage_baselines():
+    row = loss_change_kinds(
+        papers(("1", "Quiet Exploration", "We propose a regularizer that keeps rare tokens alive; it beats strong baselines."))
+    ).row(0, named=True)
+    assert row["loss_change_kind"] == "new_objective"
+
+
+def test_a_paper_that_is_not_a_general_method_has_kind_other_in_the_table():
+    sample = papers(("1", "An Arena of Invented Games", "We release a new benchmark suite; agents are trained with clipping."))
+    row = paper_screening_of(sample, maintainers([]), NO_OVERRIDES).row(0, named=True)
+    assert (row["is_general_rl_method"], row["loss_change_kind"]) == (False, "other")
+    assert "clip/own" in row["loss_change_reasons"]
 
 
 # -- code release -------------------------------------------------------------------------
@@ -237,3 +286,89 @@ def test_the_rules_reach_the_targets_on_the_hand_labelled_snapshot():
     figures = harness.evaluate(labels, harness.predictions(harness.snapshot_papers(snapshot)))
     assert figures["f1"] >= 0.85
     assert figures["large_policy_accuracy"] >= 0.9
+
+
+# -- general rules, on invented sentences ---------------------------------------------------
+
+
+def verdict_of(title: str, abstract: str) -> dict:
+    return screening_verdicts(papers(("1", title, abstract))).row(0, named=True)
+
+
+def test_a_model_report_that_introduces_a_general_algorithm_is_screened_on_it():
+    row = verdict_of(
+        "Zorba-K3: Scaling Long Reasoning with Sparse Experts",
+        "We introduce Zorba-K3, our open-weight reasoning model with 120 billion total parameters. "
+        "In addition, we propose WXPO, a novel RL algorithm that rescales importance weights per sequence.",
+    )
+    assert row["is_general_rl_method"] and "named_rl_algorithm" in row["screening_reasons"]
+    # Screened on the method: the report rules say nothing.
+    assert "-model_report_title" not in row["screening_reasons"] and "-model_report" not in row["screening_reasons"]
+
+
+def test_an_enumerated_contribution_of_a_report_can_be_the_general_method():
+    row = verdict_of(
+        "Climbing Higher: Training a Trillion-Parameter Thinker",
+        "We present Quill, an open model with 900 billion total parameters. We pioneer three innovations: "
+        "(1) Tamp stabilizes RL training via token-level masking of mismatched probabilities; "
+        "(2) Sift improves rollout throughput; and (3) Loom, an RL system for large clusters.",
+    )
+    assert row["is_general_rl_method"] and "enumerated_rl_contribution" in row["screening_reasons"]
+
+
+def test_a_model_report_without_a_method_stays_a_report():
+    row = verdict_of(
+        "Orin-V2.5: An Open Model for Agents",
+        "We present Orin-V2.5, our latest open-weight model, trained with large-scale reinforcement learning on agent tasks.",
+    )
+    assert not row["is_general_rl_method"]
+    assert "-model_report_title" in row["screening_reasons"] and "-model_report" in row["screening_reasons"]
+
+
+@pytest.mark.parametrize(
+    ("title", "abstract", "reason"),
+    [
+        ("Teaching Small Students with Wordpiece Bridges for Distillation",
+         "We align student and teacher distributions with a new loss for distillation across vocabularies.",
+         "-supervised_title"),
+        ("A Better SFT Loss for Reasoning",
+         "We present a simple improvement to supervised fine-tuning that rescales the loss of each token.",
+         "-not_rl_training"),
+        ("A Survey of Policy Optimization for Reasoning Models",
+         "This survey reviews clipping, advantage estimation and reward design in RL for language models.",
+         "-survey_or_benchmark_title"),
+        ("PuzzleBench: Verifiable Puzzles for RL Training",
+         "We release a new benchmark of puzzles with verifiable rewards for policy optimization.",
+         "-survey_or_benchmark_title"),
+        ("Denoising Rewards for Image Generators",
+         "We fine-tune flow-matching image generators with policy gradients on a reward model.",
+         "-not_rl_training"),
+    ],
+)
+def test_training_that_is_not_rl_of_language_models_is_not_general(title, abstract, reason):
+    row = verdict_of(title, abstract)
+    assert not row["is_general_rl_method"] and reason in row["screening_reasons"]
+
+
+def test_distillation_with_rl_in_the_title_is_not_ruled_out():
+    row = verdict_of(
+        "Policy Distillation with Verifiable Rewards",
+        "We propose a novel RL algorithm that distills a teacher's token probabilities into the policy gradient objective.",
+    )
+    assert row["is_general_rl_method"] and "-supervised_title" not in row["screening_reasons"]
+
+
+def test_an_rl_method_for_one_application_domain_is_not_general():
+    row = verdict_of(
+        "Summarizing Clinical Notes with Reinforcement Learning",
+        "We train a summarizer of clinical notes with a clipped objective and a reward from physicians' edits.",
+    )
+    assert not row["is_general_rl_method"] and "-application" in row["screening_reasons"]
+
+
+def test_rl_outside_language_models_is_not_general():
+    row = verdict_of(
+        "Clipped Advantage Policy Optimization for Quadruped Locomotion",
+        "We propose a novel RL algorithm that clips the advantage for legged robots in simulation and on hardware.",
+    )
+    assert not row["is_general_rl_method"] and "-not_language_models" in row["screening_reasons"]

@@ -1,8 +1,11 @@
 """The names a paper's method goes by: what code, docs and threads call it.
 
 Rules read the title and abstract (`title_prefix`: "DAPO: …"; `acronym`: "Group Sequence
-Policy Optimization (GSPO)" in the title or in a sentence that proposes something;
-`we_propose`: "we introduce REINFORCE++"; `named`: "called/dubbed X"), spelling
+Policy Optimization (GSPO)" in the title or in a sentence that proposes something, and
+"(PSR and NSR)"; `long_form`: the long name before or inside such a parenthesis, or
+several capitalised words after "we present" or "called"; `we_propose`: "we introduce
+REINFORCE++", "we propose a novel X method, Y"; `named`: "called/dubbed X", "our system,
+X,"; `enumerated`: "(1) X stabilizes …; (2) Y++ improves …"), spelling
 `variant`s are derived from every name (`dr_grpo`, `drgrpo`, `reinforce_plus_plus`),
 and `overrides/aliases.csv` adds or removes names (`override`). Names of methods that
 predate the window (PPO, GRPO, …) are never a paper's alias unless an override says so:
@@ -25,7 +28,7 @@ ALIAS_OVERRIDE_COLUMNS = {"arxiv_id": pl.Utf8, "alias": pl.Utf8, "action": pl.Ut
 ALIAS_OVERRIDE_ACTIONS = ("add", "remove")
 
 #: Which source a name keeps when several rules find it (first wins).
-SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "variant")
+SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "enumerated", "long_form", "variant")
 
 #: Names established before the window (methods, model families, field jargon,
 #: benchmarks): matched as normalized names, never a 2025–2026 paper's alias.
@@ -54,9 +57,13 @@ _SEPARATORS = r"[\s\-_.]+"
 #: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), or "Dr. GRPO"-style honorific names.
 _NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:\+\+)?)"
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
+_PROPOSING = (
+    r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
+    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?)\s+)"
+)
 _WE_PROPOSE = (
-    r"(?i:\b(?:we|this (?:paper|work))\s+(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?)\s+)"
-    r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
+    _PROPOSING
+    + r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
     + _LATEX_WRAP
     + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*[,(])?"
 )
@@ -68,11 +75,15 @@ _NAMED = (
     + r")(\s+[A-Z][A-Za-z])?"
 )
 _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
-_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|term|call|name|dub|coin|novel)"
+#: The last of several names after "namely" ("namely Clip-Cov and KL-Cov").
+_NAMED_LAST = r"(?i:\b(?:named|namely|called|dubbed|termed)\s+)" + _NAME + r"(?:\s*,\s*" + _NAME + r")*,?\s+and\s+(" + _NAME + ")"
+#: A sentence that cites others ("we adopt X (Smith et al., 2025)"): its names are theirs.
+_CITATION = r"\bet al\b|\[\d+(?:[,\s-]+\d+)*\]"
+_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel)"
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.
-_AUTHORS_OWN = r"(?i)\b(?:we|our|this (?:paper|work|study)|novel)\b"
+_AUTHORS_OWN = r"(?i)\b(?:we|us|our|this (?:paper|work|study)|novel)\b"
 #: "we introduce Moonlight, a 16B MoE model": the name of a model, data set or benchmark
 #: the paper releases, which threads and configs use for the artifact, not a method.
 _ARTIFACT_APPOSITION = r"(\s*(?:a|an|the)\s[^.;,]{0,60}?\b(?:models?|datasets?|benchmarks?|corpus|corpora)\b)?"
@@ -88,6 +99,49 @@ _SENTENCE_END = r"((?:[a-z0-9)%]{2}|[A-Z]\))[.!?])\s+([A-Z])"
 #: A name counts when one of its words looks like one: two capitals (DAPO, DeepEyes), a
 #: digit beside letters (INTELLECT-2), ++, or a single capitalised word of a title prefix.
 _NAME_LIKE = r"(?:[A-Z]\S*[A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|\+\+)"
+
+
+#: Small words inside a long name ("Clipped Policy Gradient Optimization with Policy Drift").
+_CONNECTOR = r"(?:of|with|for|via|through|to|in|on|from|under|by|and|the|a|an)"
+#: A long name: capitalised words (digits, hyphens and ++ inside), small words between.
+#: ... the words after the first may start in lower case where a capital inside marks the
+#: acronym's letter ("Dynamic sAmpling", "reward-Decoupled").
+_INNER_WORD = r"[a-z\d-]*[A-Z][\w*^+@-]*"
+_LONG_NAME = r"[A-Z][\w*^+@-]*(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*?\s+" + _INNER_WORD
+#: "we propose a novel prompt-selection method, Pre-PPO": a method noun, then its name.
+_METHOD_THEN_NAME = (
+    _PROPOSING
+    + r"(?:a|an|the|our)\s+(?:[\w-]+\s+){0,4}?(?:method|algorithm|framework|approach|technique|objective|estimator|paradigm|recipe|mechanism|strategy|regularizer),?\s+"
+    + r"(?i:(?:called|named|termed|dubbed)\s+)?"
+    + _LATEX_WRAP
+    + "("
+    + _NAME
+    + r")(\s+[A-Z][A-Za-z])?"
+)
+#: "we propose Complementary RL to ...", "we present ROLL Flash, a system": a name of
+#: several capitalised words, then a comma, a parenthesis or the sentence going on.
+_WE_PROPOSE_LONG = _PROPOSING + r"(?i:(?:the|a|an)\s+)?" + _LATEX_WRAP + "(" + _LONG_NAME + r")\}?\s*(?:[,(]|\b(?:to|that|which|for|as)\b)"
+_NAMED_LONG = r"(?i:\b(?:named|called|dubbed|termed|coined)\s+(?:as\s+)?)[\"'“]?(" + _LONG_NAME + r")[\"'”]?\s*(?:[,.(]|\b(?:in|to|that|which)\b)"
+#: Enumerated contributions: "(1) XPO stabilizes ...; (2) Y++ improves ...; (3) Zed, a ...".
+_ENUMERATED = (
+    r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*("
+    + _NAME
+    + r")(?:\s*,|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc)\w*)"
+)
+#: "Our system, EigenData, is ...": the authors' own thing, named in apposition.
+_OUR_THING_NAMED = r"(?i:\b(?:our|the proposed)\s+(?:[\w-]+\s+)?(?:system|method|framework|approach|algorithm|technique|engine|library),\s+)(" + _NAME + r"),"
+#: A parenthesis that holds names: one name ("(GSPO)"), two ("(PSR and NSR)") or a long
+#: form after its acronym ("PODS (Policy Optimization with Down-Sampling)"); not a list
+#: of examples ("(e.g., GRPO)").
+_PAREN = r"\(\s*([^()]{2,100}?)\s*\)"
+_EXAMPLES = r"(?i)^(?:e\.g|i\.e|such as|see|like|including|cf|vs)\b"
+#: The long form before an acronym: the run of capitalised and small words that ends
+#: right before "(ACRONYM)".
+_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+@-]*)(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
+#: "PVPO: Pre-Estimated Value-Based Policy Optimization for …": the title's words after
+#: the colon, up to a preposition or a dash, are the long form of the name before it when
+#: the name's capitals occur in order among theirs.
+_TITLE_LONG_FORM = r"^(" + _NAME + r"):\s+(.+?)(?:\s+(?:for|with|in|via|on|to|from|through|under|as|by)\s|\s+[-–—]+\s|:|$)"
 
 
 def normalized_name(name: pl.Expr) -> pl.Expr:
@@ -177,19 +231,172 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
             sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
         )
         .explode("sentence")
-        .filter(pl.col("sentence").str.contains(_PROPOSAL_SENTENCE) & pl.col("sentence").str.contains(_AUTHORS_OWN))
+        .filter(
+            pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
+            & pl.col("sentence").str.contains(_AUTHORS_OWN)
+            & ~pl.col("sentence").str.contains(_CITATION)
+        )
+    )
+
+
+def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
+    """`name` abbreviates `long_form`: its capitals occur in order among the long form's,
+    the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at
+    most one capitalised word more than the name has capitals (a title's phrase, "A
+    Large-Scale Asynchronous RL System", is not the long form of "AReaL"); the second
+    test is left out where the sentence itself says which is the long form."""
+    capitals = name.str.replace_all(r"[^A-Z]", "")
+    in_order = long_form.str.replace_all(r"[^A-Z]", "").str.contains(
+        pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
+    )
+    words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
+    fits = in_order & (capitals.str.len_chars() >= 2)
+    return fits & (words <= capitals.str.len_chars() + 1) if word_for_each_capital else fits
+
+
+#: "We propose V-Zed, a Visual Zone Estimation Dance methodology": the long form in
+#: apposition, before a method noun.
+_LONG_FORM_APPOSITION = (
+    r"(" + _NAME + r"),\s+(?:(?:a|an|the)\s+)?(" + _LONG_NAME + r")\s+(?:framework|method|methodology|algorithm|approach|paradigm|technique)\b"
+)
+#: LaTeX that hides a name: "{\bf R}^2{\bf VPO}", "$A$*-PO", "\textbf{KDRL}", "{Quantile Advantage Estimation}".
+_LATEX_MARKUP = r"\\(?:textbf|emph|textit|textsc|texttt|mathbf|mathrm|bf|it)\b\s*|[{}$^]"
+
+
+def _apposition_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_APPOSITION))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_APPOSITION).struct.rename_fields(["name", "long"]))
+        .unnest("pair")
+    )
+    return pairs.filter(_abbreviates(pl.col("name"), pl.col("long"), word_for_each_capital=False)).select(
+        "arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
+    )
+
+
+def _title_long_forms(papers: pl.DataFrame) -> pl.DataFrame:
+    parts = papers.select("arxiv_id", part=pl.col("title").str.extract_groups(_TITLE_LONG_FORM)).unnest("part")
+    name, long_form = pl.col(parts.columns[1]), pl.col(parts.columns[2])
+    return parts.filter(
+        long_form.str.contains("^" + _LONG_NAME + "$") & _abbreviates(name, long_form)
+    ).select("arxiv_id", alias=long_form, source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+
+
+def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
+    """Names in parentheses: each part of "(A and B)" that is one name is an `acronym`
+    (set apart, so even a single capitalised word counts); a part of several capitalised
+    words is the `long_form` of the name before it."""
+    parts = (
+        frame.select("arxiv_id", inside=pl.col(text).str.extract_all(_PAREN))
+        .explode("inside")
+        .drop_nulls("inside")
+        .with_columns(inside=pl.col("inside").str.extract(_PAREN, 1))
+        .filter(~pl.col("inside").str.contains(_EXAMPLES))
+        .with_columns(part=pl.col("inside").str.split(" and "))
+        .explode("part")
+        .with_columns(part=pl.col("part").str.strip_chars())
+    )
+    single = parts.filter(pl.col("part").str.contains("^" + _LATEX_WRAP + _NAME + r"\}?$")).select(
+        "arxiv_id", alias="part", source=pl.lit("acronym"), set_apart=pl.lit(True), artifact=pl.lit(False)
+    )
+    long = parts.filter(pl.col("part").str.contains("^" + _LONG_NAME + "$")).select(
+        "arxiv_id", alias="part", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
+    )
+    return pl.concat([single, long])
+
+
+def _long_forms_before_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
+    """"Group Sequence Policy Optimization (GSPO)" gives the long form. The run is cut
+    after its last "and" when it does not start with the acronym's first letter
+    ("Advantage Reweighting and Low-Probability Token Isolation (Lopti)"); a long form
+    of an established acronym (GRPO, RLVR) is field jargon and goes with it."""
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_BEFORE))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_BEFORE).struct.rename_fields(["run", "acronym"]))
+        .unnest("pair")
+        .with_columns(run=pl.col("run").str.replace(r"^(?i:the|a|an)\s+", ""))
+    )
+    first = pl.col("acronym").str.slice(0, 1).str.to_lowercase()
+    after_and = pl.col("run").str.extract(r"\sand\s+(.+)$", 1)
+    fitting = (
+        pl.when(pl.col("run").str.slice(0, 1).str.to_lowercase() == first)
+        .then(pl.col("run"))
+        .when(after_and.str.slice(0, 1).str.to_lowercase() == first)
+        .then(after_and)
+    )
+    return (
+        pairs.with_columns(alias=fitting)
+        .filter(
+            pl.col("alias").str.contains(r"\s")
+            & ~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED)
+        )
+        .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+
+
+#: The words before an acronym's parenthesis, and the acronym.
+_WORDS_BEFORE_ACRONYM = r"([^()]{0,120}?)\s*\(\s*(" + _NAME + r")\s*\)"
+#: The most words a long form written in lower case may have.
+_MAX_LOWER_WORDS = 6
+
+
+def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
+    """"regularized policy gradient (RPG)", "simple self-distillation (SSD)": the fewest
+    last words before the parenthesis whose initials (after spaces and hyphens) spell
+    the acronym's capitals."""
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_WORDS_BEFORE_ACRONYM))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_WORDS_BEFORE_ACRONYM).struct.rename_fields(["before", "acronym"]))
+        .unnest("pair")
+        .filter(~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED))
+        .with_columns(
+            words=pl.col("before").str.strip_chars().str.split(" "),
+            capitals=pl.col("acronym").str.replace_all(r"[^A-Z]", "").str.to_lowercase(),
+        )
+    )
+    candidates = [
+        pl.col("words").list.tail(n).list.join(" ").alias(f"last_{n}") for n in range(1, _MAX_LOWER_WORDS + 1)
+    ]
+    spelled = [
+        pl.when(
+            pl.col(f"last_{n}").str.extract_all(r"(?:^|[\s-])([A-Za-z])").list.eval(pl.element().str.slice(-1)).list.join("").str.to_lowercase()
+            == pl.col("capitals")
+        ).then(pl.col(f"last_{n}"))
+        for n in range(1, _MAX_LOWER_WORDS + 1)
+    ]
+    return (
+        pairs.with_columns(candidates)
+        .with_columns(alias=pl.coalesce(spelled))
+        .filter(pl.col("alias").str.contains(r"[\s-]") & (pl.col("capitals").str.len_chars() >= 2))
+        .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
 
 
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
+    papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
     sentences = _proposal_sentences(papers)
     found = pl.concat(
         [
             _title_prefixes(papers),
+            _title_long_forms(papers),
+            _apposition_long_forms(sentences),
             _found(papers, "title", _ACRONYM, "acronym"),
-            _found(sentences, "sentence", _ACRONYM, "acronym", loose=True),
+            _parenthesised(sentences, "sentence"),
+            _long_forms_before_acronyms(sentences),
+            _lower_case_long_forms(sentences),
+            _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
+            _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
+            _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
+            _found(sentences, "sentence", _ENUMERATED, "enumerated"),
+            _found(papers, "abstract", _OUR_THING_NAMED, "named", loose=True),
             _found(
                 sentences,
                 "sentence",
@@ -200,12 +407,17 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
                 artifacts=True,
             ).filter(~pl.col("artifact")),
             _found(sentences, "sentence", _NAMED, "named", runs_on_group=True),
+            _found(sentences, "sentence", _NAMED_LAST, "named"),
         ]
     )
     return (
         found.with_columns(alias=_clean(pl.col("alias")))
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
-        .filter(normalized_name(pl.col("alias")).str.len_chars() >= 3)
+        # Three characters at least, or two with a digit ("R3", "T2").
+        .filter(
+            (normalized_name(pl.col("alias")).str.len_chars() >= 3)
+            | normalized_name(pl.col("alias")).str.contains(r"^(?:[a-z]\d|\d[a-z])$")
+        )
         .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED))
         .drop("set_apart", "artifact")
     )
@@ -275,8 +487,9 @@ def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFr
     return (
         found.with_columns(
             ambiguous=pl.col("arxiv_id").n_unique().over("normalized") > 1,
+            # "R3" too: one letter and a digit is a short acronym, never the word "r3".
             case_sensitive=~pl.col("alias").str.contains(r"[a-z]")
-            & (letters.str.len_chars() >= 2)
+            & ((letters.str.len_chars() >= 2) | pl.col("alias").str.contains(r"\d"))
             & (letters.str.len_chars() <= 8),
         )
         .select(list(CORE_PAPER_ALIASES.schema))

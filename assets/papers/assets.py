@@ -74,8 +74,9 @@ _PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affi
 def paper_aliases(context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse) -> dg.MaterializeResult:
     """One row per (paper, name its method goes by): `alias` as written, `normalized`
     (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
-    we_propose, named, variant, override), `ambiguous` (claimed by two or more papers) and
-    `case_sensitive` (a short all-capital acronym). overrides/aliases.csv adds and removes names.
+    we_propose, named, enumerated, long_form, variant, override), `ambiguous` (claimed by
+    two or more papers) and `case_sensitive` (a short all-capital acronym).
+    overrides/aliases.csv adds and removes names.
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     overrides = read_alias_overrides(curation.path("aliases.csv"))
@@ -116,7 +117,10 @@ def paper_screening(
     """One row per paper: `is_general_rl_method` with `screening_score` and
     `screening_reasons` (the rules that fired), and the features the study compares:
     `policy_params_b`/`large_policy` (largest policy trained, null when unknown),
-    `loss_change_kind` with its cue, `code_released`/`code_url`, `maintainer_company`
+    `loss_change_kind` (coefficient, clip, mask, weight, new_objective, advantage,
+    sampling, reward; `other` for anything else and every paper that is not a general
+    method) with its cue and `loss_change_reasons` (every cue found, as kind/field),
+    `code_released`/`code_url`, `maintainer_company`
     (null when no affiliation is known) with `affiliation_source` (overrides, then arXiv's
     field, then in snapshot mode the recorded affiliations, then OpenAlex's answers cached
     in raw.openalex_works, then the GitHub organisation of the code URL, then e-mail

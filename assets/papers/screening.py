@@ -10,7 +10,9 @@ Every rule is a named regular expression with a weight, so a verdict can always 
   model names and sizes (`Qwen2.5-32B`, `7B and 32B`, `235B-A22B` → 235, `1T` → 1000),
   ignoring sizes of compared, teacher or data-collection models, active parameters and
   token counts.
-- `loss_change_kinds`: coefficient, clip, mask, weight, new_objective or none, with the cue.
+- `loss_change_kinds`: what the main method changes: a loss tweak (coefficient, clip, mask,
+  weight), new_objective, advantage, sampling, reward, or other, with the cue that decided
+  and every cue found (`loss_change_reasons`).
 - `code_links`: a code repository linked from the abstract or comment (not a dataset,
   model card, project page or documentation).
 """
@@ -24,7 +26,6 @@ import polars as pl
 from orchestration.curation import read_override_csv
 from orchestration.tables import CORE_PAPER_SCREENING
 
-LOSS_CHANGE_KINDS = ("coefficient", "clip", "mask", "weight", "new_objective", "none")
 LARGE_POLICY_B = 30.0
 
 #: Screening threshold: a paper with this score or more proposes a general RL method.
@@ -34,12 +35,16 @@ GENERAL_METHOD_THRESHOLD = 3
 
 #: A sentence ends at . ! ? after a lower-case word or digit ("Dr. GRPO" stays whole).
 _SENTENCE_END = r"([a-z0-9)%\]}]{2}[.!?])\s+([A-Z])"
-_PROPOSAL = r"(?i)\b(?:we|this (?:paper|work|note)|our)\b[^.]{0,80}\b(?:propos|introduc|present|develop|design|deriv|devis)"
+_PROPOSAL = r"(?i)\b(?:we|us|this (?:paper|work|note)|our)\b[^.]{0,80}\b(?:propos|introduc|present|develop|design|deriv|devis)"
+#: A sentence about what others do or where they fail, not about the paper's method.
+_PRIOR_WORK = r"(?i)\b(?:existing|prior|previous|standard|conventional|current (?:methods|approaches|algorithms|RL\w*)|typically|commonly|widely|however|suffers?|dominant|popular|such as|e\.g\.|recent (?:methods|works?|approaches)|some (?:recent )?(?:methods|works))\b"
+#: ... unless it sets the paper's method against it ("Unlike X, our method clips ...").
+_CONTRAST = r"(?i)\b(?:unlike|instead of|rather than|in contrast|replac\w*)\b"
 
 
 def _with_text(papers: pl.DataFrame) -> pl.DataFrame:
-    """`title`, `body` (abstract and comment) and `proposal` (the sentences of the abstract
-    that propose something), all as plain text."""
+    """`title`, `body` (abstract and comment), `proposal` (the sentences of the abstract
+    that propose something) and `own` (the sentences not about prior work), as plain text."""
     body = pl.concat_str([pl.col("abstract").fill_null(""), pl.col("comment").fill_null("")], separator=" || ")
     sentences = pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n")
     return papers.select(
@@ -47,6 +52,9 @@ def _with_text(papers: pl.DataFrame) -> pl.DataFrame:
         title=pl.col("title").fill_null(""),
         body=body,
         proposal=sentences.list.eval(pl.element().filter(pl.element().str.contains(_PROPOSAL))).list.join(" "),
+        own=sentences.list.eval(
+            pl.element().filter(~pl.element().str.contains(_PRIOR_WORK) | pl.element().str.contains(_CONTRAST))
+        ).list.join(" "),
     )
 
 
@@ -55,18 +63,27 @@ def _with_text(papers: pl.DataFrame) -> pl.DataFrame:
 _SYSTEM = r"(?i)\b(?:system|infrastructure|throughput|GPU (?:utili[sz]ation|bubbles|clusters?)|disaggregat\w*|asynchronous (?:RL|training|system)|pipelin\w* (?:parallel|schedul)|scheduling|speedup|parallelism|library|weight synchroni[sz]ation|communication|accelerator|hardware efficiency|utili[sz]ation)\b"
 
 #: (reason code, weight, field, pattern). Fields: title, body (abstract and comment),
-#: proposal (the sentences that propose something), text (title and body).
+#: proposal (the sentences that propose something), text (title and body). A leading "!"
+#: negates a pattern; "A&!B" fires when A matches and B does not. Every alternative is a
+#: general phrase (tests/test_screening.py has an invented sentence for each rule); a
+#: verdict for one known paper goes to overrides/screening.csv.
 SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     # What makes it RL for language models at all.
     ("rl_context", 1, "text", r"(?i)reinforcement learning|\bRL(?:VR|HF)?\b|polic(?:y|ies)|\bGRPO\b|\bPPO\b|REINFORCE"),
-    # A leading "!" negates: the rule fires when the pattern does not match.
     ("no_rl_context", -4, "text", r"!(?i)reinforcement|\bRL|polic(?:y|ies)|GRPO|PPO|REINFORCE|reward"),
+    # RL, but not of language models (robots, games, control): nothing in the text is about
+    # text. Out by definition, however strong the method cues (VETO_RULES).
+    ("not_language_models", -10, "text", r"!(?i)language model|\bLLMs?\b|\bLMs?\b|\bLRMs?\b|reasoning|\btext|\btokens?\b|chain-of-thought|\bGRPO\b|RLHF|RLVR|instruction|prompt|agentic|post-train"),
     # Method cues.
     ("title_policy_optimization", 3, "title", r"(?i:policy optimi[sz]ation|policy gradient|trust region)|\b[A-Z][\w-]*PO\b|-GRPO\b|\bGRPO-|\bREINFORCE\b|\bReinforce\b"),
     ("title_rl_mechanism", 2, "title", r"(?i)clip|entropy|advantage|baseline|exploration|off-policy|on-policy|KL\b|token|reward (?:shap|estimat)|rollouts|sampling|regulari[sz]|loss"),
     ("names_an_algorithm", 3, "proposal", r"(?i)\b(?:algorithms?\b|policy optimi[sz]ation \()"),
     ("proposes_algorithm", 2, "proposal", r"(?i)\b(?:algorithm|optimization method|method for (?:training|fine-tuning|optimi[sz]ing)|objective|estimator|regulari[sz]\w*|policy optimi[sz]ation|policy gradient|advantage|clip\w*|weigh(?:t)?ing|re-?weigh\w*|unbiased gradients?|baseline|loss|surrogate|trust region|mask\w*|normali[sz]ation|importance (?:sampling|ratio|weight))"),
-    ("rl_mechanism", 1, "body", r"(?i)\badvantages?\b|\bclip(?:ping|ped)?\b|importance (?:sampling|ratio|weight)|trust region|entropy|\bbaselines?\b|credit assignment|\bKL\b|Kullback"),
+    # A general RL algorithm introduced anywhere, a model report included ("we propose
+    # XPO, a novel RL algorithm"; "(1) XPO stabilizes RL training via ...").
+    ("named_rl_algorithm", 5, "body", r"(?i)\b(?:novel|new)\s+(?:[\w-]+\s+){0,2}?(?:RL|reinforcement learning|policy[- ]optimi[sz]ation|policy[- ]gradient)\s+(?:algorithm|method|objective)"),
+    ("enumerated_rl_contribution", 5, "body", r"\(\s*(?:1|i|a)\s*\)\s*[A-Z][\w+.-]*\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control)\w*\s+(?:the\s+)?(?:RL|reinforcement learning|polic|training|optimization|gradient)"),
+    ("rl_mechanism", 1, "body", r"(?i)\badvantages?\b|\bclip(?:ping|ped)?\b|importance (?:sampling|ratio|weight)|trust region|entropy|\bbaselines?\b|credit assignment|assigns? (?:fine-grained )?credit|\bKL\b|Kullback"),
     ("gradient_or_objective", 1, "body", r"(?i)policy gradient|gradient (?:estimat|update|signal)|\bobjective\b|surrogate|loss function"),
     ("sampling_or_reward", 1, "proposal", r"(?i)\bsampl\w*|rollouts?\b|exploration|experience replay|reward (?:signals?|shaping|estimation|normali[sz]ation)"),
     ("general_rl_setting", 1, "body", r"(?i)RLVR|verifiable rewards?|RLHF|mathematical reasoning|reasoning (?:tasks|benchmarks|capabilit)"),
@@ -75,14 +92,28 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("system_mentioned", -1, "body", _SYSTEM),
     ("system_title", -3, "title", r"(?i)\b(?:system|framework|infrastructure|library|asynchron\w*|scalable|scaling library|efficient (?:RL|large-scale))\b|Flash\b|Stream"),
     ("model_report", -4, "body", r"(?i)(?:this|our) (?:technical )?report|open-weight|mixture-of-experts \(MoE\) (?:model|architecture)|total parameters|\d+[ -](?:billion|trillion)[ -](?:total )?parameters?|our (?:latest|first)[\w\s-]{0,30}model|we (?:introduce|present) [\w.-]+, (?:a|an|the|our)\b[^.]{0,60}\bmodel\b"),
-    ("model_report_title", -4, "title", r"(?i)technical report|^[\w.-]+$|DeepSeek-|Kimi|Magistral"),
-    ("application", -3, "body", r"(?i)e-commerce|recommend\w*|search relevance|livestream\w*|\bGUI\b|audio|image-to-video|video generation|text-to-image|auto-?bidding|advertis\w*|medical|spatio-temporal|itinerar\w*|user simulation|logic puzzles|web (?:navigation|agents)|thinking with images|computer-use|grounding"),
+    # A technical report, a one-word title, or a title led by a versioned model name
+    # ("Xyz-M2: …", "Abc k2.5: …", "Qrs-V4.1: …").
+    ("model_report_title", -4, "title", r"(?i:technical report)|^[\w.-]+$|^[A-Z]\w*(?:[- ][A-Za-z]{0,2}\d+(?:\.\d+)*[A-Za-z]*)+(?:-[A-Za-z]+)*:"),
+    # One application domain (a vocabulary of domains, not one paper's phrase).
+    ("application", -3, "body", r"(?i)e-commerce|recommend\w*|search relevance|livestream\w*|\bGUI\b|audio|image-to-video|video generation|text-to-image|auto-?bidding|advertis\w*|medical|clinical|legal|financial|speech (?:recognition|synthesis)|travel|spatio-temporal|user simulation|web (?:navigation|agents)|computer-use|grounding"),
     ("multimodal", -1, "body", r"(?i)vision-language|\bVLMs?\b|multimodal|omni-modal|visual"),
     ("benchmark_or_data", -2, "body", r"(?i)\b(?:benchmark suite|new benchmark|we (?:create|release|curate|construct) [\w\s,-]{0,40}dataset|dataset comprising|collection of [\w\s-]{0,30}(?:games|environments)|task synthesis|synthesi[sz]\w* (?:tasks|data|dialogues)|data (?:pipeline|construction|curation))"),
-    ("study", -2, "body", r"(?i)\b(?:we (?:conduct|present) (?:a|the first) [\w\s-]{0,30}(?:study|analysis|exploration)|systematic(?:ally)? (?:review|study|investigat\w*)|case study|pitfalls|this note|we point out|empirical study|scaling (?:trends|law))"),
-    ("not_rl_training", -4, "body", r"(?i)\b(?:without (?:a verifier, a teacher model, or )?reinforcement learning|supervised fine-tuning \(SFT\) for the|cross-tokenizer|diffusion models|optimizer based on|continual learning|outliers in (?:large )?language models|self-distillation fine-tuning)"),
+    ("study", -2, "body", r"(?i)\b(?:we (?:conduct|present) (?:a|the first) [\w\s-]{0,30}(?:study|analysis|exploration)|systematic(?:ally)? (?:review|study|investigat\w*)|case study|pitfalls|this note|we point out|empirical study|scaling (?:trends|law)|this survey|we survey|comprehensive (?:survey|review|overview))"),
+    ("not_rl_training", -4, "body", r"(?i)\b(?:diffusion models|flow[- ]matching|denoising|optimizer based on|continual learning|improv\w* (?:to|of|on|upon) (?:the |standard )?(?:supervised fine-tuning|SFT)\b)"),
+    # A survey, tutorial, position paper, benchmark or data set by its title.
+    ("survey_or_benchmark_title", -4, "title", r"(?i)\bsurvey\w*\b|\btutorial\b|\bposition paper\b|\bbenchmark\w*\b|[a-z]-?Bench\b|\bdataset\b"),
+    # Distillation or supervised fine-tuning with no RL in the title.
+    ("supervised_title", -4, "title", r"(?i)distill|\bSFT\b|supervised fine-tuning&!(?i)reinforc|\bRL|polic|reward|GRPO|PPO"),
     ("task_specific", -2, "title", r"(?i)e-commerce|recommend|audio|video|image|GUI|search agents?|agentic search|agents? for|tool use|tool-integrated|multimodal|omni|relevance"),
 )
+
+#: Rules that say "model or technical report", and rules that say the paper introduces a
+#: general RL method all the same: the second silence the first.
+REPORT_RULES = ("model_report", "model_report_title")
+#: Rules that rule a paper out whatever else fires.
+VETO_RULES = ("not_language_models",)
+METHOD_IN_REPORT_RULES = ("named_rl_algorithm", "enumerated_rl_contribution")
 
 _FIELD = {
     "title": pl.col("title"),
@@ -92,21 +123,30 @@ _FIELD = {
 }
 
 
+def _fires(field: pl.Expr, pattern: str) -> pl.Expr:
+    """`pattern` matches `field`; "!A" negates, "A&!B" also requires that B does not match."""
+    if pattern.startswith("!"):
+        return ~field.str.contains(pattern[1:])
+    wanted, _, unwanted = pattern.partition("&!")
+    return field.str.contains(wanted) & ~field.str.contains(unwanted) if unwanted else field.str.contains(wanted)
+
+
 def screening_verdicts(papers: pl.DataFrame) -> pl.DataFrame:
     """`arxiv_id`, `is_general_rl_method`, `screening_score` (sum of the weights of the
     rules that fire) and `screening_reasons` (their codes, `-` before a negative one)."""
     text = _with_text(papers)
-    fired = {
-        name: ~_FIELD[field].str.contains(pattern[1:]) if pattern.startswith("!") else _FIELD[field].str.contains(pattern)
-        for name, _, field, pattern in SCREENING_RULES
-    }
+    fired = {name: _fires(_FIELD[field], pattern) for name, _, field, pattern in SCREENING_RULES}
+    # A report that introduces a general method is screened on the method, not as a report.
+    introduces_method = pl.any_horizontal([fired[name] for name in METHOD_IN_REPORT_RULES])
+    for name in REPORT_RULES:
+        fired[name] = fired[name] & ~introduces_method
     score = pl.sum_horizontal([pl.when(fired[name]).then(weight).otherwise(0) for name, weight, _, _ in SCREENING_RULES])
     reasons = pl.concat_list(
         [pl.when(fired[name]).then(pl.lit(name if weight > 0 else f"-{name}")) for name, weight, _, _ in SCREENING_RULES]
     ).list.drop_nulls()
     return text.select(
         "arxiv_id",
-        is_general_rl_method=score >= GENERAL_METHOD_THRESHOLD,
+        is_general_rl_method=(score >= GENERAL_METHOD_THRESHOLD) & ~pl.any_horizontal([fired[name] for name in VETO_RULES]),
         screening_score=score.cast(pl.Int32),
         screening_reasons=reasons,
     )
@@ -185,48 +225,102 @@ def policy_sizes(papers: pl.DataFrame) -> pl.DataFrame:
 
 # -- loss change kind ---------------------------------------------------------------------
 
-#: (kind, pattern) in order of precedence when a paper's cues tie: a mask is the more
-#: specific mechanism (trust-region masking, masked clipping), so it goes first.
+#: (kind, pattern) in order of precedence when a paper's cues tie. The four loss tweaks
+#: (coefficient, clip, mask, weight) change a term of an existing loss; the others
+#: replace the objective or change what feeds it.
 LOSS_CHANGE_RULES: tuple[tuple[str, str], ...] = (
-    ("mask", r"(?i)\bmask(?:ing|ed|s)?\b|updates? only on|only (?:on|update)\w* (?:positive|high)|restrict\w* (?:policy )?gradient updates? to|suppress only extreme"),
-    ("clip", r"(?i)\bclip(?:ping|ped|s)?\b|clip-higher|trust[- ]region"),
-    ("weight", r"(?i)re-?weight\w*|weight(?:ing|ed|s)? (?:ratio|rewards?|tokens?|strategy|attempts)|advantage (?:estimat\w*|normali[sz]\w*|function|shaping|re-?weight\w*|reference|attribution|design)|\bbaselines?\b|credit|importance (?:sampling )?(?:ratios?|weights?)|up-?weights?|normali[sz]ation of advantages|reward normali[sz]ation|IS ratios|modulate|magnitude of (?:policy )?updates|entropy-weighted|weigh(?:t)?ing strategy"),
-    ("coefficient", r"(?i)coefficient|length normali[sz]\w*|normali[sz]ation terms?|entropy (?:bonus|regulari[sz]ation|control)|KL (?:penalty|control|divergence control)|length-unbiased|GAE"),
-    ("new_objective", r"(?i)\bnew (?:objective|loss)|objective|loss function|surrogate (?:loss|objective)|regulari[sz]er|\bloss\b|contrastive|geometric mean|reformulat\w*|distillation"),
+    ("mask", r"(?i)\bmask(?:ing|ed|s)?\b|updates? only on|only (?:on|update)\w* (?:positive|high)|restrict\w* (?:policy )?gradient updates? to|exclud\w* (?:entire )?(?:tokens|sequences|samples)\b[^.]{0,30}\b(?:from|in) (?:the )?(?:gradient|loss|update)|(?:suppress|discard|drop)\w* (?:only )?(?:extreme|outlier)|training (?:exclusively|only) on"),
+    ("clip", r"(?i)\bclip(?:ping|ped|s)?\b|clip-higher|trust[- ]regions?|ratio bounds?"),
+    ("weight", r"(?i)re-?weight\w*|(?:up|down)-?weight\w*|weight(?:ing|ed|s)? (?:ratios?|tokens?|sequences?|samples?|attempts?|strategy|scheme|mechanism|each)|token(?:-level)? weight\w*|importance (?:sampling )?(?:ratios?|weights?)|importance-weighted|\bIS ratios?|modulat\w* the (?:magnitude|strength)|magnitude of (?:policy |parameter )?updates|entropy-weighted|weigh(?:t)?ing strateg"),
+    ("coefficient", r"(?i)coefficient|length[- ]normali[sz]\w*|normali[sz]ation (?:terms?|constants?)|entropy (?:bonus|regulari[sz]ation|control)|KL (?:penalty|control|divergence control|regulari[sz]ation)|length[- ](?:unbiased|bias)"),
+    ("advantage", r"(?i)advantage (?:estimat\w*|normali[sz]\w*|functions?|shaping|computation|design|baselines?|reference|attribution|values?)|(?:reward|value|optimal|mean|quantile|shrinkage|learned|average|advantage|group|per-prompt|prompt-level)[- ](?:based )?baselines?|baseline (?:design|selection|estimat\w*)|credit assignment|assigns? (?:fine-grained )?credit|\bGAE\b|generali[sz]ed advantage|value (?:model|function|estimat\w*)|critics?\b|reward normali[sz]ation|normali[sz]\w* (?:the )?rewards|group normali[sz]ation|standardi[sz]\w* rewards"),
+    ("sampling", r"(?i)\bsampling (?:strateg\w*|budget|effort|framework|scheme)|\b(?:down|up|over|re)-?sampl\w*|rollout (?:budget|allocation|mechanism|selection)|(?:exploration|inference|computational) budgets?|budget allocation|allocat\w* (?:more )?(?:rollouts|samples|training resources|sampling|inference)|curriculum|(?:experience )?replay|data (?:selection|filtering)|(?:prompt|sample|response|data) (?:selection|filtering)|filter\w* (?:out )?(?:[\w-]+ ){0,4}(?:prompts|samples|responses)|filters? for|(?:discard|drop|remov)\w* (?:[\w-]+ ){0,2}(?:prompts|groups)|dynamic sampling|tree search|branch\w* from|guided (?:refinements|rollouts|responses)|(?:number|size) of (?:rollouts|samples|responses)|group sizes?|(?:larger|smaller|more|fewer) (?:groups|rollouts)|off-policy (?:traces|data|demonstrations|guidance)"),
+    ("reward", r"(?i)reward (?:shaping|penalt\w*|bonus\w*|design|estimation)|(?:accuracy|length|format|correctness)[\w-]* rewards?|process (?:rewards?|supervision)|(?:exploration|outcome-based) (?:bonus\w*|rewards?)|length penalt\w*|intrinsic (?:rewards?|signals?)|majority vot\w*|as (?:the|its) (?:sole )?reward|generative (?:process )?rewards?|penalt(?:y|ies) (?:for|on|mechanism)"),
+    ("new_objective", r"(?i)\b(?:new|novel|unified|joint|single|discriminative|explicit) (?:[\w-]+ ){0,2}(?:objectives?|loss)\b|jointly optimi[sz]\w*|loss functions?|surrogate (?:loss|objective)|regulari[sz]er|regulari[sz]ation term|contrastive|distribution[- ]matching|match\w* the (?:full )?(?:reward )?distribution|(?:maximi[sz]|optimi[sz])\w* the (?:[\w-]+ ){0,2}mean\b|regression loss|(?:auxiliary|additional) (?:[\w-]+ ){0,6}loss|preference (?:optimi[sz]ation|objective|loss)|direct alignment|regulari[sz]ed (?:policy|objective)|self-distill\w*|distills? (?:its|the|their)|regulari[sz]es the policy|regulari[sz]ation target|reshap\w* the (?:[\w-]+ ){0,2}distribution|divergence minimi[sz]ation|reformulat\w*"),
 )
+LOSS_CHANGE_KINDS = (*(kind for kind, _ in LOSS_CHANGE_RULES), "other")
+#: Cues that count for a kind but claim nothing on a tie: "objective" names any method's
+#: goal, so a specific mechanism named beside it wins.
+_GENERIC_CUES = {"new_objective": r"(?i)\bobjectives?\b"}
+#: How the base algorithm a method builds on is described ("a clipped surrogate
+#: objective", "PPO-style clipping"), or what the method does without: not its change.
+_BASE_MECHANISM = (
+    r"(?i)\bclipped (?:policy[- ]gradient |surrogate )?(?:objectives?|surrogates?)|\b(?:PPO|GRPO)[- ]style (?:clipping|constraints?)|clipping-based"
+    r"|without (?:the use of |using |requiring |any )?(?:an? )?(?:[\w-]+ ){0,2}(?:regulari[sz]ation|clipping|critics?|baselines?|penalty|masking)"
+)
+_MEANS = r"(?i)\b(?:through|via|by)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}"
+#: Where a cue weighs most: the title names the method, a proposing sentence says what
+#: it is, the rest of the abstract only mentions it.
+_LOSS_CUE_WEIGHTS = {"title": 3, "proposal": 2, "own": 1}
 
 
 def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
-    """`arxiv_id`, `loss_change_kind` and `loss_change_cue`: the kind whose cue appears
-    where it weighs most (title 3, a proposing sentence 2, elsewhere 1), or `none`."""
-    text = _with_text(papers)
-    scores, cues = [], []
-    for kind, pattern in LOSS_CHANGE_RULES:
-        in_title = pl.col("title").str.contains(pattern)
-        in_proposal = pl.col("proposal").str.contains(pattern)
-        in_body = pl.col("body").str.contains(pattern)
-        scores.append(
-            (in_title.cast(pl.Int32) * 3 + in_proposal.cast(pl.Int32) * 2 + in_body.cast(pl.Int32)).alias(kind)
-        )
-        cues.append(
-            pl.coalesce(
-                pl.col("title").str.extract("(" + pattern + ")", 1),
-                pl.col("proposal").str.extract("(" + pattern + ")", 1),
-                pl.col("body").str.extract("(" + pattern + ")", 1),
-            ).alias(f"{kind}_cue")
-        )
+    """`arxiv_id`, `loss_change_kind`, `loss_change_cue` (the words that decided) and
+    `loss_change_reasons` (every `kind/field` cue found: `clip/title`, `mask/proposal`,
+    `weight/own` for the abstract's sentences that are not about prior work).
+
+    The kind whose cues weigh most wins: every occurrence counts, by where it is (title 3,
+    a proposing sentence 2, another sentence of the paper's own 1), and once more after
+    "through", "via" or "by". A tie goes to the kind claimed first in the proposing
+    sentences, then in the paper's own (a method is named for its main part, or claims
+    it first), then to the precedence of LOSS_CHANGE_RULES. A
+    paper with no cue is `other`; so is every paper that is not a general method
+    (`paper_screening_of` sees to that, after overrides).
+    """
+    text = _with_text(papers).with_columns(
+        [pl.col(field).str.replace_all(_BASE_MECHANISM, "") for field in _LOSS_CUE_WEIGHTS]
+    )
     kinds = [kind for kind, _ in LOSS_CHANGE_RULES]
-    scored = text.select("arxiv_id", *scores, *cues)
+    found = {
+        (kind, field): pl.col(field).str.contains(pattern) for kind, pattern in LOSS_CHANGE_RULES for field in _LOSS_CUE_WEIGHTS
+    }
+    # How often a kind's cues occur, weighted by where: a method's mechanism is named again and again.
+    # A cue after "through", "via" or "by" names the means, which counts once more.
+    scores = [
+        pl.sum_horizontal(
+            [
+                pl.col(field).str.count_matches(cue).cast(pl.Int32) * weight
+                for field, weight in _LOSS_CUE_WEIGHTS.items()
+                for cue in (pattern, *([_GENERIC_CUES[kind]] if kind in _GENERIC_CUES else []))
+            ]
+            + [pl.col("own").str.count_matches(_MEANS + "(?:" + pattern.removeprefix("(?i)") + ")").cast(pl.Int32)]
+        ).alias(kind)
+        for kind, pattern in LOSS_CHANGE_RULES
+    ]
+    # Where the kind is first claimed: in the proposing sentences, else in the paper's
+    # own sentences (10^4 later), else never (10^6).
+    first_at = [
+        pl.coalesce(pl.col("proposal").str.find(pattern), pl.col("own").str.find(pattern) + 10**4, pl.lit(10**6)).alias(
+            f"{kind}_at"
+        )
+        for kind, pattern in LOSS_CHANGE_RULES
+    ]
+    cues = [
+        pl.coalesce([pl.col(field).str.extract(f"({pattern})", 1) for field in _LOSS_CUE_WEIGHTS]).alias(f"{kind}_cue")
+        for kind, pattern in LOSS_CHANGE_RULES
+    ]
+    reasons = pl.concat_list(
+        [pl.when(found[kind, field]).then(pl.lit(f"{kind}/{field}")) for kind, field in found]
+    ).list.drop_nulls()
+    scored = text.select("arxiv_id", *scores, *first_at, *cues, loss_change_reasons=reasons)
     best = pl.max_horizontal(kinds)
-    # The first kind (in precedence order) with the best score, if it scored in a proposal.
-    winner = pl.coalesce([pl.when(pl.col(kind) == best).then(pl.lit(kind)) for kind in kinds])
-    winner_cue = pl.coalesce([pl.when(pl.col(kind) == best).then(pl.col(f"{kind}_cue")) for kind in kinds])
-    decided = best >= 2
+    is_best = {kind: pl.col(kind) == best for kind in kinds}
+    earliest = pl.min_horizontal([pl.when(is_best[kind]).then(pl.col(f"{kind}_at")) for kind in kinds])
+    chosen = {kind: is_best[kind] & (pl.col(f"{kind}_at") == earliest) for kind in kinds}
+    winner = pl.coalesce([pl.when(chosen[kind]).then(pl.lit(kind)) for kind in kinds])
+    winner_cue = pl.coalesce([pl.when(chosen[kind]).then(pl.col(f"{kind}_cue")) for kind in kinds])
+    decided = best >= 1
     return scored.select(
         "arxiv_id",
-        loss_change_kind=pl.when(decided).then(winner).otherwise(pl.lit("none")),
+        loss_change_kind=pl.when(decided).then(winner).otherwise(pl.lit("other")),
         loss_change_cue=pl.when(decided).then(winner_cue),
+        loss_change_reasons="loss_change_reasons",
     )
+
+
+def only_for_general_methods(kind: pl.Expr, is_general_rl_method: pl.Expr) -> pl.Expr:
+    """The loss-change kind of a general method; `other` for every other paper."""
+    return pl.when(is_general_rl_method).then(kind).otherwise(pl.lit("other"))
 
 
 # -- code release -------------------------------------------------------------------------
@@ -319,7 +413,12 @@ def paper_screening_of(papers: pl.DataFrame, maintainers: pl.DataFrame, override
             is_general_rl_method=pl.coalesce("is_general_rl_method_override", "is_general_rl_method"),
             policy_params_b=pl.coalesce("policy_params_b_override", "policy_params_b"),
             policy_size_cue=pl.when(set_by_override["policy_params_b"]).then(pl.lit("override")).otherwise(pl.col("policy_size_cue")),
-            loss_change_kind=pl.coalesce("loss_change_kind_override", "loss_change_kind"),
+            loss_change_kind=pl.coalesce(
+                "loss_change_kind_override",
+                only_for_general_methods(
+                    pl.col("loss_change_kind"), pl.coalesce("is_general_rl_method_override", "is_general_rl_method")
+                ),
+            ),
             loss_change_cue=pl.when(set_by_override["loss_change_kind"]).then(pl.lit("override")).otherwise(pl.col("loss_change_cue")),
             code_released=pl.coalesce(code_released_override, pl.col("code_released")),
             code_url=pl.when(code_released_override.eq(False)).then(None)

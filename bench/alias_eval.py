@@ -1,0 +1,117 @@
+"""Score the alias rules against the method names the labels say each paper introduces.
+
+    .venv/bin/python bench/alias_eval.py [--set snapshot|unseen] [--snapshot DIR] [--quiet]
+
+Reads the same labelled sets as bench/screening_eval.py (`method_names` of
+bench/labels/screening_labels.csv, or of bench/labels/unseen/*.jsonl) and applies the
+rules of assets/papers/aliases.py without overrides. A labelled name is found when its
+normalized form (lower case without spaces, hyphens, underscores or dots) is among the
+normalized names the rules give that paper. Per batch and for the whole set it prints
+the recall of labelled names (on all papers and on the general methods) and the
+precision of the rules' names, then the names missed and the names the rules gave that
+no label has. The first reading of each batch is kept in bench/readings/first_readings.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import polars as pl
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from assets.papers.aliases import normalized_name, rule_aliases  # noqa: E402
+from bench.first_readings import record_first_reading  # noqa: E402
+from bench.screening_eval import DEFAULT_SNAPSHOT, SETS, labelled_batches, whole_set  # noqa: E402
+
+
+def labelled_names(labels: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id`, `name`, `normalized`, `is_general_rl_method`: one row per labelled name."""
+    return (
+        labels.select("arxiv_id", "is_general_rl_method", name=pl.col("method_names").fill_null("").str.split(";"))
+        .explode("name")
+        .with_columns(name=pl.col("name").str.strip_chars())
+        .filter(pl.col("name") != "")
+        .with_columns(normalized=normalized_name(pl.col("name")))
+        .unique(["arxiv_id", "normalized"], maintain_order=True)
+    )
+
+
+def rule_names(papers: pl.DataFrame, labels: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id`, `alias`, `normalized`: the rules' names of the labelled papers."""
+    return (
+        rule_aliases(papers.join(labels.select("arxiv_id"), on="arxiv_id", how="semi"))
+        .with_columns(normalized=normalized_name(pl.col("alias")))
+        .unique(["arxiv_id", "normalized"], maintain_order=True)
+        .select("arxiv_id", "alias", "normalized")
+    )
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else float("nan")
+
+
+def evaluate(papers: pl.DataFrame, labels: pl.DataFrame) -> tuple[dict[str, float], pl.DataFrame, pl.DataFrame]:
+    """The figures, the labelled names the rules missed, and the rules' names no label has."""
+    truth = labelled_names(labels)
+    found = rule_names(papers, labels)
+    hit = truth.join(found, on=["arxiv_id", "normalized"], how="semi")
+    general = truth.filter(pl.col("is_general_rl_method"))
+    general_hit = hit.filter(pl.col("is_general_rl_method"))
+    right = found.join(truth, on=["arxiv_id", "normalized"], how="semi")
+    figures = {
+        "papers": labels.height,
+        "labelled_names": truth.height,
+        "rule_names": found.height,
+        "name_recall": _ratio(hit.height, truth.height),
+        "name_recall_general": _ratio(general_hit.height, general.height),
+        "name_precision": _ratio(right.height, found.height),
+    }
+    missed = truth.join(found, on=["arxiv_id", "normalized"], how="anti").select("arxiv_id", "name")
+    extra = found.join(truth, on=["arxiv_id", "normalized"], how="anti").select("arxiv_id", "alias")
+    return figures, missed, extra
+
+
+READING_FIGURES = ("name_recall", "name_recall_general", "name_precision")
+
+
+def report(name: str, figures: dict[str, float]) -> str:
+    return (
+        f"{name}: {figures['papers']} papers, {figures['labelled_names']} labelled names, "
+        f"{figures['rule_names']} rule names\n"
+        f"  method-name recall {figures['name_recall']:.3f} (general methods: {figures['name_recall_general']:.3f})  "
+        f"precision {figures['name_precision']:.3f}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", dest="which", choices=SETS, default="snapshot")
+    parser.add_argument("--snapshot", type=Path, default=DEFAULT_SNAPSHOT)
+    parser.add_argument("--quiet", action="store_true", help="figures only, no missed or extra names")
+    args = parser.parse_args(argv)
+
+    batches = labelled_batches(args.which, args.snapshot)
+    for batch in batches:
+        figures, _, _ = evaluate(batch.papers, batch.labels)
+        print(report(f"{args.which}:{batch.name}", figures))
+        reading = {name: figures[name] for name in READING_FIGURES}
+        print("  " + record_first_reading("aliases", f"{args.which}:{batch.name}", figures["papers"], reading))
+    whole = whole_set(batches)
+    figures, missed, extra = evaluate(whole.papers, whole.labels)
+    if len(batches) > 1:
+        print(report(f"{args.which} (all batches)", figures))
+    if not args.quiet:
+        with pl.Config(tbl_rows=-1, tbl_width_chars=160, fmt_str_lengths=80, tbl_hide_dataframe_shape=True):
+            print(f"\nlabelled names the rules missed: {missed.height}")
+            print(missed.sort("arxiv_id"))
+            print(f"\nrule names no label has: {extra.height}")
+            print(extra.sort("arxiv_id"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,51 @@
+"""The screening and alias benches read the held-out paper set's batch files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from bench import alias_eval, screening_eval
+from orchestration.tables import CORE_PAPERS
+
+INVENTED_BATCH = Path(__file__).parent / "fixtures" / "unseen" / "invented_batch.jsonl"
+
+
+def test_an_unseen_batch_becomes_papers_and_labels():
+    batch = screening_eval.unseen_batch(INVENTED_BATCH)
+
+    assert batch.name == "invented_batch"
+    assert batch.papers.columns == list(CORE_PAPERS.schema)
+    first = batch.papers.row(0, named=True)
+    assert (first["arxiv_id"], first["cohort"], first["comment"]) == ("2599.00001", "2026-Q1", "9 pages")
+    assert batch.papers.filter(pl.col("arxiv_id") == "2599.00002")["comment"].to_list() == [None]
+    assert batch.labels.schema == pl.Schema(screening_eval.LABEL_SCHEMA)
+    assert batch.labels.select("arxiv_id", "large_policy", "loss_change_kind", "method_names").rows() == [
+        ("2599.00001", False, "clip", "WXPO;Widened-Exponent Policy Optimization"),
+        ("2599.00002", None, "other", ""),
+    ]
+
+
+def test_the_benches_score_an_unseen_batch():
+    batch = screening_eval.unseen_batch(INVENTED_BATCH)
+
+    figures = screening_eval.evaluate(batch.labels, screening_eval.predictions(batch.papers))
+    assert (figures["labels"], figures["general_methods"]) == (2, 1)
+    assert figures["f1"] == 1.0 and figures["loss_change_kind_accuracy"] == 1.0
+
+    names, missed, extra = alias_eval.evaluate(batch.papers, batch.labels)
+    assert names["labelled_names"] == 2
+    assert 0.0 <= names["name_recall"] <= 1.0 and set(missed["arxiv_id"]) <= {"2599.00001"}
+    assert extra.columns == ["arxiv_id", "alias"]
+
+
+def test_a_broken_batch_line_names_the_file_and_line(tmp_path):
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"arxiv_id": "2599.00003"\n', encoding="utf-8")
+    try:
+        screening_eval.unseen_batch(broken)
+    except SystemExit as error:
+        assert "broken.jsonl:1" in str(error)
+    else:
+        raise AssertionError("a broken line must stop the bench")
