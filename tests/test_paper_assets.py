@@ -44,7 +44,7 @@ PAPERS = [
         "arxiv_id": "2507.18071",
         "title": "Group Sequence Policy Optimization",
         "abstract": "This paper introduces Group Sequence Policy Optimization (GSPO), our stable reinforcement "
-        "learning algorithm: GSPO defines the importance ratio on sequence likelihood and performs "
+        "learning algorithm for training large language models: GSPO defines the importance ratio on sequence likelihood and performs "
         "sequence-level clipping.",
         "comment": None,
         "author_affiliations": [],
@@ -103,6 +103,7 @@ def materialize(assets, warehouse: Warehouse, curation: Path, openalex: OpenAlex
             "warehouse": warehouse,
             "curation": Curation(overrides_dir=str(curation)),
             "openalex": openalex or OpenAlexSource(api_key=None),
+            "arxiv": ArxivSource(snapshot_dir=str(curation)),
         },
     )
 
