@@ -11,7 +11,7 @@ from assets.links import assets as links
 from orchestration.curation import OVERRIDES_DIR
 from assets.papers.assets import paper_aliases, paper_screening
 from checks import links as link_checks
-from orchestration.resources import Curation, FrameworkSources, OpenAlexSource
+from orchestration.resources import ArxivSource, Curation, FrameworkSources, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, GSPO, at, comments, commits, files, threads
 from tests.test_paper_assets import QUIET, fixture_papers
@@ -42,6 +42,7 @@ def run(tmp_path: Path, paper_rows: pl.DataFrame, curation: Path) -> tuple[dg.Ex
             "warehouse": warehouse,
             "curation": Curation(overrides_dir=str(curation)),
             "openalex": OpenAlexSource(api_key=None),
+            "arxiv": ArxivSource(snapshot_dir=str(tmp_path)),
             "framework_sources": FrameworkSources(snapshot_dir=str(tmp_path)),
         },
         raise_on_error=False,

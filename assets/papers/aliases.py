@@ -28,7 +28,7 @@ ALIAS_OVERRIDE_COLUMNS = {"arxiv_id": pl.Utf8, "alias": pl.Utf8, "action": pl.Ut
 ALIAS_OVERRIDE_ACTIONS = ("add", "remove")
 
 #: Which source a name keeps when several rules find it (first wins).
-SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "enumerated", "long_form", "variant")
+SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "enumerated", "long_form", "report", "variant")
 
 #: Names established before the window (methods, model families, field jargon,
 #: benchmarks): matched as normalized names, never a 2025–2026 paper's alias.
@@ -451,7 +451,20 @@ def read_alias_overrides(path: Path = ALIASES_OVERRIDES) -> pl.DataFrame:
     )
 
 
-def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFrame:
+def report_aliases(passages: pl.DataFrame, papers: pl.DataFrame) -> pl.DataFrame:
+    """Names a paper introduces in the text of its technical report (a model report often
+    names its RL method only in the body): the same rules, read on each passage of
+    `passages` (`report_id`, `text`) whose report is one of `papers`; `source` is report."""
+    texts = passages.join(papers.select("arxiv_id"), left_on="report_id", right_on="arxiv_id", how="semi")
+    if texts.is_empty():
+        return pl.DataFrame(schema={"arxiv_id": pl.Utf8, "alias": pl.Utf8, "source": pl.Utf8})
+    as_papers = texts.select(arxiv_id="report_id", title=pl.lit(""), abstract="text", comment=pl.lit(""))
+    return rule_aliases(as_papers).select("arxiv_id", "alias", source=pl.lit("report")).unique(maintain_order=True)
+
+
+def paper_aliases_of(
+    papers: pl.DataFrame, overrides: pl.DataFrame, report_passages: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """One row per (arxiv_id, alias): the name as written, its `normalized` form, the
     `source` that found it, `ambiguous` (two or more papers claim the normalized name) and
     `case_sensitive` (a short all-capital acronym: case-sensitive in prose, a whole
@@ -459,6 +472,7 @@ def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFr
 
     `overrides` has `arxiv_id`, `alias`, `action` (add: keep even an established name;
     remove: drop the name and its variants); `reason` is not used here.
+    `report_passages` (`report_id`, `text`): the technical reports' text, read for names too.
     """
     removed = overrides.filter(pl.col("action") == "remove").select(
         "arxiv_id", normalized=normalized_name(pl.col("alias"))
@@ -469,8 +483,9 @@ def paper_aliases_of(papers: pl.DataFrame, overrides: pl.DataFrame) -> pl.DataFr
         .filter(pl.col("action") == "add")
         .select("arxiv_id", "alias", source=pl.lit("override"))
     )
+    from_reports = [] if report_passages is None else [report_aliases(report_passages, papers)]
     names = (
-        rule_aliases(papers)
+        pl.concat([rule_aliases(papers).select("arxiv_id", "alias", "source"), *from_reports])
         .with_columns(normalized=normalized_name(pl.col("alias")))
         .join(removed, on=["arxiv_id", "normalized"], how="anti")
         .drop("normalized")

@@ -17,7 +17,8 @@ from assets.preview import table_metadata, waiting_overrides_metadata
 from orchestration.clients.openalex import openalex_affiliations
 from orchestration.curation import waiting_for_papers
 from orchestration.jobs import derived_automation
-from orchestration.resources import Curation, OpenAlexSource
+from orchestration.clients.reports import ReportFetchError, cached_report_texts, tech_report_config
+from orchestration.resources import ArxivSource, Curation, OpenAlexSource
 from orchestration.settings import frameworks, maintainer_companies
 from orchestration.tables import (
     CORE_PAPER_ALIASES,
@@ -71,16 +72,28 @@ _PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affi
     pool=WRITER_POOL,
     automation_condition=derived_automation,
 )
-def paper_aliases(context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse) -> dg.MaterializeResult:
+def paper_aliases(
+    context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse, arxiv: ArxivSource
+) -> dg.MaterializeResult:
     """One row per (paper, name its method goes by): `alias` as written, `normalized`
     (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
-    we_propose, named, enumerated, long_form, variant, override), `ambiguous` (claimed by
-    two or more papers) and `case_sensitive` (a short all-capital acronym).
-    overrides/aliases.csv adds and removes names.
+    we_propose, named, enumerated, long_form, report, variant, override), `ambiguous`
+    (claimed by two or more papers) and `case_sensitive` (a short all-capital acronym).
+    `report` names come from the text of the configured technical reports
+    (orchestration/config/tech_reports.toml); overrides/aliases.csv adds and removes names.
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     overrides = read_alias_overrides(curation.path("aliases.csv"))
-    result = paper_aliases_of(source, overrides)
+    harvested = set(source["arxiv_id"].to_list())
+    report_ids = [arxiv_id for arxiv_id in tech_report_config().report_frame()["report_id"] if arxiv_id in harvested]
+    try:
+        passages = cached_report_texts(warehouse, arxiv.report_texts(), report_ids, context.log) if report_ids else None
+        report_text_note = f"{0 if passages is None else passages['report_id'].n_unique()} of {len(report_ids)} harvested reports"
+    except (FileNotFoundError, ReportFetchError) as unavailable:
+        # Names from the abstracts still stand; the report names come with the next run that reads them.
+        context.log.warning(f"paper_aliases: no technical-report text this run ({unavailable})")
+        passages, report_text_note = None, f"unavailable: {unavailable}"
+    result = paper_aliases_of(source, overrides, passages)
     with warehouse.connect() as conn:
         replace_table(conn, CORE_PAPER_ALIASES.name, result)
     from_overrides = int(result["source"].eq("override").sum())
@@ -98,6 +111,8 @@ def paper_aliases(context: dg.AssetExecutionContext, curation: Curation, warehou
             ambiguous_aliases=int(result["ambiguous"].sum()),
             aliases_from_overrides=from_overrides,
             aliases_removed_by_overrides=removed,
+            aliases_from_reports=int(result["source"].eq("report").sum()),
+            report_texts=report_text_note,
             **waiting_overrides_metadata({"aliases.csv": waiting}),
         )
     )
