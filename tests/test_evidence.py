@@ -434,6 +434,38 @@ def test_a_citation_without_the_methods_name_in_code_stays_a_citation(message, f
     assert found["rule"].to_list() == ["message_only"]
 
 
+def test_of_two_cited_papers_the_one_whose_long_name_the_code_spells_out_is_implemented():
+    found = cited_commit(
+        "[algo] feat: support window replay\n\nInspired by arXiv:2509.99901 and arXiv:2509.99902",
+        ("pkg/config/rollout.py", ["enable_harmonic_window_policy_optimization", "replay_mode"]),
+    )
+    assert sorted(found.select("arxiv_id", "rule").rows()) == [(HWPO, "message_cites_named_code"), (LANTERN, "message_only")]
+
+
+def test_an_alias_of_several_words_is_a_long_name_too():
+    found = evidence_of(
+        commits(("verl", "c1", "2025-10-01", "[algo] feat: beams\n\nsee arXiv:2509.99901, arXiv:2509.99902")),
+        files(("verl", "c1", "pkg/rollout.py", "", ["use_lantern_beam_search"])),
+        no_threads(),
+        no_comments(),
+        invented_papers(),
+        aliases((HWPO, "HWPO", False, True), (LANTERN, "Lantern Beam Search", False, False)),
+    ).filter((pl.col("source_ref") == "c1") & pl.col("path").is_null())
+    assert sorted(found.select("arxiv_id", "rule").rows()) == [(HWPO, "message_only"), (LANTERN, "message_cites_named_code")]
+
+
+def test_two_cited_papers_both_spelled_out_single_out_neither():
+    found = evidence_of(
+        commits(("verl", "c1", "2025-10-01", "[algo] feat: beams\n\nsee arXiv:2509.99901, arXiv:2509.99902")),
+        files(("verl", "c1", "pkg/rollout.py", "", ["use_lantern_beam_search", "harmonic_window_policy_optimization"])),
+        no_threads(),
+        no_comments(),
+        invented_papers(),
+        aliases((HWPO, "HWPO", False, True), (LANTERN, "Lantern Beam Search", False, False)),
+    ).filter((pl.col("source_ref") == "c1") & pl.col("path").is_null())
+    assert set(found["rule"]) == {"message_only"}
+
+
 def test_the_cited_commit_is_the_inclusion():
     found = evidence_of(
         commits(("verl", "c1", "2025-10-01", "[algo] feat: bounded loss\n\nhttps://arxiv.org/abs/2509.99901")),

@@ -711,8 +711,9 @@ def cited_with_named_code(
     """(framework, source_ref, arxiv_id) of the commits whose message cites exactly one
     paper by arXiv id or title while a code or config file it changes names that paper's
     method descriptively (paper_terms.descriptive_names) in an added identifier or in its
-    path. Citing two papers makes neither the one implemented (related work); a message
-    that only names an alias is judged by the subject rule instead."""
+    path. Citing two papers makes neither the one implemented (related work) unless the
+    code spells out the long name of exactly one of them (`enable_rollout_routing_replay`);
+    a message that only names an alias is judged by the subject rule instead."""
     out_schema = {"framework": pl.Utf8, "source_ref": pl.Utf8, "arxiv_id": pl.Utf8}
     messages = places.filter((pl.col("source_type") == "commit") & pl.col("path").is_null())
     cited = (
@@ -720,7 +721,7 @@ def cited_with_named_code(
         .join(messages.select("place_id", "framework", "source_ref"), on="place_id")
         .select("framework", "source_ref", "arxiv_id")
         .unique()
-        .filter(pl.len().over("framework", "source_ref") == 1)
+        .with_columns(_cited=pl.len().over("framework", "source_ref"))
     )
     path = pl.col("path")
     code_files = files.join(cited, left_on=["framework", "sha"], right_on=["framework", "source_ref"]).filter(
@@ -736,7 +737,10 @@ def cited_with_named_code(
     ).explode("name")
     terms = descriptive_names(papers, usable_aliases(aliases))
     parts = names.select("framework", "sha", "arxiv_id", part=name_parts(pl.col("name"))).explode("part")
-    by_part = parts.join(terms.filter(pl.col("kind") != "long_name"), left_on=["arxiv_id", "part"], right_on=["arxiv_id", "term"])
+    once_cited = code_files.filter(pl.col("_cited") == 1).select("framework", "sha", "arxiv_id").unique()
+    by_part = parts.join(
+        terms.filter(pl.col("kind") != "long_name"), left_on=["arxiv_id", "part"], right_on=["arxiv_id", "term"]
+    ).join(once_cited, on=["framework", "sha", "arxiv_id"], how="semi")
     # A distinctive word of the abstract that much of the code uses is no name of the method.
     distinctive = pl.col("kind") == "distinctive"
     common = common_in_code(by_part.filter(distinctive)["part"], files)
@@ -754,8 +758,12 @@ def cited_with_named_code(
         if long_terms.height
         else by_part.clear()
     )
+    # Of several cited papers, only the one whose long name the code spells out is implemented.
+    singled_out = (
+        by_long_name.select("framework", "sha", "arxiv_id").unique().filter(pl.len().over("framework", "sha") == 1)
+    )
     return (
-        pl.concat([by_part.select("framework", "sha", "arxiv_id"), by_long_name.select("framework", "sha", "arxiv_id")])
+        pl.concat([by_part.select("framework", "sha", "arxiv_id"), singled_out])
         .select("framework", source_ref="sha", arxiv_id="arxiv_id")
         .unique()
         .cast(out_schema)
