@@ -38,6 +38,13 @@ the same kind of draw today, not the same rows. Drawn with this script:
   --seed 20261207` on the rules of 08543f8, before any rule change of issue 16.
 - `recall_2` (12 pairs, 16bf6d3): `--pool recall --size id_or_title=12 --seed 20261208`
   (every id_or_title candidate left) on the rules of fb91b54.
+- `held_out_5` (3 pairs): `--pool rules --size inclusion=10 --size citation_only=0 --seed
+  20261209` on the rules of 1c1556f: every unlabelled inclusion left (IcePop of 2510.18855,
+  which the rules include since the aliases found its name). The rule changes of 1c1556f
+  and its parent added three pairs, all already labelled (the misses they were written
+  for), so there was nothing new of theirs to draw.
+- `recall_3` (15 pairs): `--pool recall --size alias=15 --seed 20261209` on the rules of
+  1c1556f (15 of the 35 alias candidates left).
 """
 
 from __future__ import annotations

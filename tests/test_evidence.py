@@ -146,6 +146,15 @@ RULE_EXAMPLES = [
         DAPO,
         "recipe_with_code",
     ),
+    (
+        "feat: audio recipe",
+        [
+            ("examples/audio_qa/README.md", "To reproduce the scores of [the paper](https://arxiv.org/abs/2503.14476), run", []),
+            ("examples/audio_qa/train.yaml", "", ["lr"]),
+        ],
+        DAPO,
+        "doc_reproduces_paper",
+    ),
     ("docs: link to external recipe", [("recipe/retool/README.md", "DAPO-based, see https://arxiv.org/abs/2503.14476", [])], DAPO, "recipe_readme_only"),
     ("[algo] feat: add GSPO", [("verl/trainer/ppo/core_algos.py", "", ["register_policy_loss", "gspo"])], GSPO, "code_identifier"),
     ("config", [("verl/trainer/config/actor.yaml", "", ["loss_agg_mode", "dr_grpo"])], DR_GRPO, "config_identifier"),
@@ -215,6 +224,46 @@ def test_a_recipe_readme_cites_related_work_unless_the_recipe_is_named_for_it():
         ("recipe/fully_async_policy/trainer.py", "", ["trainer"]),
     )
     assert found.filter(pl.col("path").is_not_null())["rule"].to_list() == ["recipe_readme_only"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This guide trains a small model following the approach described in the [paper](https://arxiv.org/abs/2503.14476).",
+        "The configs here replicate the setting of arXiv:2503.14476 on one node.",
+        "Reward curves as proposed in\nhttps://arxiv.org/abs/2503.14476 are below.",
+    ],
+)
+def test_a_guide_added_with_code_that_reproduces_its_one_paper_is_implementation(text):
+    found = commit_evidence(
+        "feat: speech recipe", ("docs/guides/speech.md", text, []), ("pkg/data/speech.py", "", ["load"])
+    ).filter(pl.col("path") == "docs/guides/speech.md")
+    assert found.select("arxiv_id", "rule").rows() == [(DAPO, "doc_reproduces_paper")]
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        # Related work, however it is linked.
+        ("Prior art: the overlap is inspired by https://arxiv.org/abs/2503.14476.", True),
+        ("> reference: [an async system](https://arxiv.org/abs/2503.14476)", True),
+        # Said not to be a reproduction.
+        ("Our goal is not to replicate [that work](https://arxiv.org/abs/2503.14476) but to demo SFT.", True),
+        # Two papers cited: which one is followed is not clear.
+        ("We reproduce arXiv:2503.14476 and compare with arXiv:2507.18071.", True),
+        # Reproduced elsewhere: no code in the commit.
+        ("To reproduce https://arxiv.org/abs/2503.14476 see the authors' repository.", False),
+        # The cue is about something else, far from the citation.
+        ("Results are reproducible with seed 1.\n\nBackground: https://arxiv.org/abs/2503.14476", True),
+    ],
+    ids=["inspired_by", "reference", "not_replicate", "two_papers", "no_code", "other_sentence"],
+)
+def test_a_guide_citing_related_work_stays_a_citation(text, code):
+    code_files = [("pkg/data/speech.py", "", ["load"])] if code else []
+    found = commit_evidence("feat: speech recipe", ("docs/guides/speech.md", text, []), *code_files).filter(
+        pl.col("path") == "docs/guides/speech.md"
+    )
+    assert found["evidence_class"].unique().to_list() == ["citation"], found.select("arxiv_id", "rule").rows()
 
 
 def test_a_docs_subject_naming_a_method_is_no_implementation():
@@ -383,6 +432,38 @@ def test_a_title_cites_the_paper_as_well_as_its_id():
 def test_a_citation_without_the_methods_name_in_code_stays_a_citation(message, file_rows, history):
     found = cited_commit(message, *file_rows, history=history).filter(pl.col("arxiv_id") == HWPO)
     assert found["rule"].to_list() == ["message_only"]
+
+
+def test_of_two_cited_papers_the_one_whose_long_name_the_code_spells_out_is_implemented():
+    found = cited_commit(
+        "[algo] feat: support window replay\n\nInspired by arXiv:2509.99901 and arXiv:2509.99902",
+        ("pkg/config/rollout.py", ["enable_harmonic_window_policy_optimization", "replay_mode"]),
+    )
+    assert sorted(found.select("arxiv_id", "rule").rows()) == [(HWPO, "message_cites_named_code"), (LANTERN, "message_only")]
+
+
+def test_an_alias_of_several_words_is_a_long_name_too():
+    found = evidence_of(
+        commits(("verl", "c1", "2025-10-01", "[algo] feat: beams\n\nsee arXiv:2509.99901, arXiv:2509.99902")),
+        files(("verl", "c1", "pkg/rollout.py", "", ["use_lantern_beam_search"])),
+        no_threads(),
+        no_comments(),
+        invented_papers(),
+        aliases((HWPO, "HWPO", False, True), (LANTERN, "Lantern Beam Search", False, False)),
+    ).filter((pl.col("source_ref") == "c1") & pl.col("path").is_null())
+    assert sorted(found.select("arxiv_id", "rule").rows()) == [(HWPO, "message_only"), (LANTERN, "message_cites_named_code")]
+
+
+def test_two_cited_papers_both_spelled_out_single_out_neither():
+    found = evidence_of(
+        commits(("verl", "c1", "2025-10-01", "[algo] feat: beams\n\nsee arXiv:2509.99901, arXiv:2509.99902")),
+        files(("verl", "c1", "pkg/rollout.py", "", ["use_lantern_beam_search", "harmonic_window_policy_optimization"])),
+        no_threads(),
+        no_comments(),
+        invented_papers(),
+        aliases((HWPO, "HWPO", False, True), (LANTERN, "Lantern Beam Search", False, False)),
+    ).filter((pl.col("source_ref") == "c1") & pl.col("path").is_null())
+    assert set(found["rule"]) == {"message_only"}
 
 
 def test_the_cited_commit_is_the_inclusion():

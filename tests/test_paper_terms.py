@@ -43,6 +43,14 @@ def test_a_long_name_is_one_key_from_the_title_or_before_the_acronym():
     assert terms_of(HWPO, "long_name") == {"harmonicwindowpolicyoptimization"}
 
 
+def test_an_alias_of_several_words_is_a_long_name():
+    names = descriptive_names(
+        invented_papers(),
+        pl.DataFrame({"arxiv_id": [OTHER, OTHER], "alias": ["Lantern Beam Count", "LBC"], "normalized": ["lanternbeamcount", "lbc"]}),
+    )
+    assert set(names.filter((pl.col("arxiv_id") == OTHER) & (pl.col("kind") == "long_name"))["term"]) == {"lanternbeamcount"}
+
+
 def test_alias_keys_are_names_too():
     assert terms_of(HWPO, "alias") == {"hwpo"}
 

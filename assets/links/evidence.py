@@ -62,6 +62,10 @@ RULES: dict[str, str] = {
     "readme_news": "citation",  # the repository's top-level README (news, highlights)
     "recipe_with_code": "implementation",  # a recipe/example README added with its code
     "recipe_readme_only": "citation",  # a recipe/example README pointing elsewhere
+    # A recipe, example or guide page added with code that says it reproduces or follows
+    # the one paper it cites ("to reproduce the results of [paper](arxiv…)"); "inspired
+    # by", "reference:" and "not to replicate" stay citations.
+    "doc_reproduces_paper": "implementation",
     "algorithm_doc": "implementation",  # a page of the algorithm docs, or a page named for the method
     "doc_citation": "citation",  # related work cited in some other document
     # Non-documentation files.
@@ -119,6 +123,13 @@ _DATA_LOADER_PATH = r"(?i)(^|/)(datasets?|data_preprocess)/"
 _SCRIPT_PATH = r"(?i)\.(sh|bash|zsh)$|(^|/)(Dockerfile[^/]*|requirements[^/]*|setup\.py|pyproject\.toml)$"
 #: A capitalised word (`Prime`): in code, prose in a string rather than an acronym.
 _WORD_CASED = r"^[A-Z][a-z]+$"
+#: A page saying it reproduces or follows a paper, right before that paper's id or link
+#: (the last group), in the same paragraph.
+_REPRODUCES_ID = (
+    r"(?i)\b(reproduc\w*|replicat\w*|following\s+the\s+(approach|method|recipe|setup|setting|training)\s+"
+    r"(described\s+|proposed\s+|used\s+)?(in|of|from)|as\s+(described|proposed)\s+in)\b(?:[^\n]|\n[^\n]){0,80}?(\d{4}\.\d{4,5})"
+)
+_NOT_REPRODUCING = r"(?i)\bnot\s+(to\s+|aim\w*\s+to\s+)?(reproduc|replicat)"
 #: A commit subject about documentation, a revert or a merge: naming a method there says
 #: nothing about code, even when the commit touches some.
 _NON_CODE_SUBJECT = r"(?i)^\W*(\[?(docs?|readme|typo|ci|chore)\]?\b|docs?\(|revert|merge\b)|\breadme\b|\btypos?\b"
@@ -457,6 +468,7 @@ def classified(
     own = own_system_papers(aliases).with_columns(_own_paper=pl.lit(True))
     rows = (
         mentions.join(places.drop("text", "tokens", "tokens_are_code"), on="place_id")
+        .join(papers_reproduced(places), on=["place_id", "arxiv_id"], how="left")
         .with_columns(_framework_key=pl.col("framework").str.replace_all("-", ""))
         .join(own, on=["arxiv_id", "_framework_key"], how="left")
         .join(context, left_on=["framework", "source_ref"], right_on=["framework", "sha"], how="left")
@@ -475,6 +487,9 @@ def classified(
             _message_names_paper=pl.col("_message_names_paper").fill_null(False),
             _code_names_cited=pl.col("_code_names_cited").fill_null(False),
             _own_paper=pl.col("_own_paper").fill_null(False),
+            _reproduces=pl.col("_reproduces").fill_null(False),
+            # Papers this place cites by id or title (related work when more than one).
+            _papers_cited=pl.col("matched_by").is_in(["arxiv_id", "title"]).sum().over("place_id"),
             code_paths=pl.col("code_paths").fill_null([]),
             recipe_dir=pl.col("path").str.extract(_RECIPE_DIR, 1),
             path_key=alias_key(pl.col("path").fill_null("").str.replace(r"^.*/", "").str.replace(r"\.[^.]*$", "")),
@@ -524,6 +539,13 @@ def classified(
         .then(pl.lit("awesome_list"))
         .when(is_doc & path.str.contains(_TOP_README))
         .then(pl.lit("readme_news"))
+        .when(
+            is_doc
+            & pl.col("_reproduces")
+            & (pl.col("_papers_cited") == 1)
+            & pl.when(pl.col("recipe_dir").is_not_null()).then(recipe_with_code).otherwise(pl.col("changes_code"))
+        )
+        .then(pl.lit("doc_reproduces_paper"))
         .when(is_doc & pl.col("recipe_dir").is_not_null() & path.str.contains(_README))
         # Only the README of a recipe named for the method: a recipe's README also cites
         # the related work it builds on (an async recipe citing every async system).
@@ -567,6 +589,24 @@ def classified(
         rows.with_columns(rule=rule)
         .with_columns(evidence_class=pl.col("rule").replace_strict(RULES))
         .select(list(CORE_EVIDENCE.schema))
+    )
+
+
+def papers_reproduced(places: pl.DataFrame) -> pl.DataFrame:
+    """(place_id, arxiv_id, _reproduces) of the documentation files whose text says they
+    reproduce or follow a paper right before its id (_REPRODUCES_ID), and never that
+    they do not."""
+    docs = places.filter(
+        (pl.col("source_type") == "commit")
+        & pl.col("path").fill_null("").str.contains(_DOC_SUFFIX)
+        & ~pl.col("text").fill_null("").str.contains(_NOT_REPRODUCING)
+    )
+    return (
+        docs.select("place_id", found=pl.col("text").fill_null("").str.extract_all(_REPRODUCES_ID))
+        .explode("found")
+        .drop_nulls("found")
+        .select("place_id", arxiv_id=pl.col("found").str.extract(rf"({_ID})$", 1), _reproduces=pl.lit(True))
+        .unique(["place_id", "arxiv_id"])
     )
 
 
@@ -671,8 +711,9 @@ def cited_with_named_code(
     """(framework, source_ref, arxiv_id) of the commits whose message cites exactly one
     paper by arXiv id or title while a code or config file it changes names that paper's
     method descriptively (paper_terms.descriptive_names) in an added identifier or in its
-    path. Citing two papers makes neither the one implemented (related work); a message
-    that only names an alias is judged by the subject rule instead."""
+    path. Citing two papers makes neither the one implemented (related work) unless the
+    code spells out the long name of exactly one of them (`enable_rollout_routing_replay`);
+    a message that only names an alias is judged by the subject rule instead."""
     out_schema = {"framework": pl.Utf8, "source_ref": pl.Utf8, "arxiv_id": pl.Utf8}
     messages = places.filter((pl.col("source_type") == "commit") & pl.col("path").is_null())
     cited = (
@@ -680,7 +721,7 @@ def cited_with_named_code(
         .join(messages.select("place_id", "framework", "source_ref"), on="place_id")
         .select("framework", "source_ref", "arxiv_id")
         .unique()
-        .filter(pl.len().over("framework", "source_ref") == 1)
+        .with_columns(_cited=pl.len().over("framework", "source_ref"))
     )
     path = pl.col("path")
     code_files = files.join(cited, left_on=["framework", "sha"], right_on=["framework", "source_ref"]).filter(
@@ -696,7 +737,10 @@ def cited_with_named_code(
     ).explode("name")
     terms = descriptive_names(papers, usable_aliases(aliases))
     parts = names.select("framework", "sha", "arxiv_id", part=name_parts(pl.col("name"))).explode("part")
-    by_part = parts.join(terms.filter(pl.col("kind") != "long_name"), left_on=["arxiv_id", "part"], right_on=["arxiv_id", "term"])
+    once_cited = code_files.filter(pl.col("_cited") == 1).select("framework", "sha", "arxiv_id").unique()
+    by_part = parts.join(
+        terms.filter(pl.col("kind") != "long_name"), left_on=["arxiv_id", "part"], right_on=["arxiv_id", "term"]
+    ).join(once_cited, on=["framework", "sha", "arxiv_id"], how="semi")
     # A distinctive word of the abstract that much of the code uses is no name of the method.
     distinctive = pl.col("kind") == "distinctive"
     common = common_in_code(by_part.filter(distinctive)["part"], files)
@@ -714,8 +758,12 @@ def cited_with_named_code(
         if long_terms.height
         else by_part.clear()
     )
+    # Of several cited papers, only the one whose long name the code spells out is implemented.
+    singled_out = (
+        by_long_name.select("framework", "sha", "arxiv_id").unique().filter(pl.len().over("framework", "sha") == 1)
+    )
     return (
-        pl.concat([by_part.select("framework", "sha", "arxiv_id"), by_long_name.select("framework", "sha", "arxiv_id")])
+        pl.concat([by_part.select("framework", "sha", "arxiv_id"), singled_out])
         .select("framework", source_ref="sha", arxiv_id="arxiv_id")
         .unique()
         .cast(out_schema)

@@ -42,6 +42,7 @@ _RULE_PREFERENCE = {
     "code_reference": 2,
     "test": 3,
     "recipe_with_code": 4,
+    "doc_reproduces_paper": 4,
     "algorithm_doc": 5,
     "message_with_code": 6,
     "message_cites_named_code": 7,

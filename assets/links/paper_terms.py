@@ -54,8 +54,9 @@ def distinctive_terms(papers: pl.DataFrame) -> pl.DataFrame:
 
 def long_names(papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
     """(arxiv_id, term): each long name written right before one of the paper's aliases
-    in parentheses, or after an alias and a colon at the start of the title, as one key
-    (`geometricmeanpolicyoptimization`)."""
+    in parentheses, or after an alias and a colon at the start of the title, and each
+    alias of several words ("Rollout Routing Replay", whose acronym may be too short to
+    use), as one key (`geometricmeanpolicyoptimization`)."""
     # Every "Long Name (X)" in one pass; it counts where X is one of the paper's aliases.
     before_alias = (
         papers.select("arxiv_id", found=_title_and_abstract(papers).str.extract_all(_LONG_NAME))
@@ -78,8 +79,9 @@ def long_names(papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFrame:
         .join(aliases.select("arxiv_id", "alias"), on=["arxiv_id", "alias"], how="semi")
         .drop("alias")
     )
+    several_words = aliases.filter(pl.col("alias").str.contains(r"\s")).select("arxiv_id", term=pl.col("alias"))
     return (
-        pl.concat([before_alias, after_title_prefix])
+        pl.concat([before_alias, after_title_prefix, several_words])
         .drop_nulls("term")
         .select("arxiv_id", term=pl.col("term").str.to_lowercase().str.replace_all(r"[^a-z0-9+]", ""))
         .filter(pl.col("term").str.len_chars() >= MIN_LONG_NAME_CHARS)
