@@ -208,6 +208,35 @@ def test_methods_are_general_and_systems_reports_and_applications_are_not():
     assert scores["method"] > scores["system"]
 
 
+@pytest.mark.parametrize(
+    ("title", "abstract", "reason"),
+    [
+        ("Brief When Easy: Budgeted Thinking for Reasoning Models",
+         "Reasoning models overthink simple questions. We add a length penalty to the RL reward that grows with "
+         "the accuracy of the policy, so easy problems get short answers.", "length_reward"),
+        ("Graded by Checklists: RL for Open-Ended Writing",
+         "We use rubrics written per prompt and scored by an LLM judge as the reward for reinforcement learning "
+         "of language models on tasks without verifiable answers.", "reward_source"),
+        ("Ask Yourself Harder Questions",
+         "We train one language model as a proposer that writes problems and a solver that answers them, by "
+         "reinforcement learning in self-play; the proposer is rewarded for problems of moderate difficulty.",
+         "difficulty_selection"),
+    ],
+)
+def test_general_methods_that_name_no_loss_term_are_general(title, abstract, reason):
+    result = screening_verdicts(papers(("1", title, abstract)))
+    assert result["is_general_rl_method"][0]
+    assert reason in result["screening_reasons"][0]
+
+
+def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
+    result = screening_verdicts(
+        papers(("1", "Judges That Think: Better Generative Reward Models",
+                "We train generative reward models (GRMs) with RL and report reward-model accuracy on RewardBench."))
+    )
+    assert "reward_source" not in result["screening_reasons"][0]
+
+
 def test_reinforcement_in_a_title_is_not_reinforce():
     result = screening_verdicts(papers(("1", "History Rhymes: Accelerating LLM Reinforcement Learning with RhymeRL", "")))
     assert "title_policy_optimization" not in result["screening_reasons"][0]

@@ -86,6 +86,13 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("rl_mechanism", 1, "body", r"(?i)\badvantages?\b|\bclip(?:ping|ped)?\b|importance (?:sampling|ratio|weight)|trust region|entropy|\bbaselines?\b|credit assignment|assigns? (?:fine-grained )?credit|\bKL\b|Kullback"),
     ("gradient_or_objective", 1, "body", r"(?i)policy gradient|gradient (?:estimat|update|signal)|\bobjective\b|surrogate|loss function"),
     ("sampling_or_reward", 1, "proposal", r"(?i)\bsampl\w*|rollouts?\b|exploration|experience replay|reward (?:signals?|shaping|estimation|normali[sz]ation)"),
+    # Families of general methods that name no loss term: a length penalty or reward for
+    # concise reasoning, a reward that comes from rubrics, a judge or the policy itself (but
+    # not a paper whose product is the reward model), and prompts or problems chosen by
+    # their difficulty (curricula, self-play proposers).
+    ("length_reward", 2, "body", r"(?i)length penalt|penali[sz]\w* (?:long|lengthy|verbose)|penalty for (?:output|response|reasoning) length|overthinking|(?:CoT|chain[- ]of[- ]thought) compression|concise (?:responses|reasoning|outputs)"),
+    ("reward_source", 2, "body", r"(?i)rubric|self-rewards?\b|self-judg\w*|(?:model-based|generative|soft) rewards?|reward specification|without (?:ground[- ]truth|reference) (?:answers|solutions)&!(?i)RewardBench|RM-?Bench|\bGRMs?\b|reward[- ]model(?:ing)? (?:benchmarks|accuracy|framework)"),
+    ("difficulty_selection", 2, "body", r"(?i)self-play|\bproposer\b|curriculum|difficulty (?:distribution|filter\w*)|of (?:appropriate|intermediate|moderate) difficulty|intermediate accuracy|zero-variance prompts"),
     ("general_rl_setting", 1, "body", r"(?i)RLVR|verifiable rewards?|RLHF|mathematical reasoning|reasoning (?:tasks|benchmarks|capabilit)"),
     # Not a training method: systems, model reports, applications, studies, other fields.
     ("system_proposed", -3, "proposal", _SYSTEM),
