@@ -95,6 +95,13 @@ def test_large_policy_is_30b_or_more():
         ("Penalizing Guesswork", "We propose a reward penalty for answers reached by guessing, and a length penalty.", "reward"),
         ("Harmonic Policy Optimization", "We propose a new objective that matches the reward distribution of the group.", "new_objective"),
         ("A Study of Seeds", "We report how random seeds change results.", "other"),
+        # Families with no loss term in their words.
+        ("Checklist Rewards", "We propose rubric-based rewards scored by a judge for open-ended answers.", "reward"),
+        ("Say Less", "We propose to penalize long answers once the problem is solved, as a soft length target.", "reward"),
+        ("Quiet Prompts", "We propose a pre-rollout filter that skips uninformative prompts before generation.", "sampling"),
+        ("Ladders of Hints", "We propose to inject partial solutions into rollouts with an adaptive guidance strength.", "sampling"),
+        ("Few Tokens Matter", "We propose selectively updating the tokens that branch the reasoning.", "mask"),
+        ("Breathing KL", "We propose GRPO with a dynamic KL strategy that loosens as training goes.", "coefficient"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
@@ -103,6 +110,13 @@ def test_loss_change_kind_and_its_cue(title, abstract, kind):
     assert (row["loss_change_cue"] is None) == (kind == "other")
     assert kind in LOSS_CHANGE_KINDS
     assert all(reason.split("/")[0] in LOSS_CHANGE_KINDS for reason in row["loss_change_reasons"])
+
+
+def test_the_model_a_method_trains_is_not_its_change():
+    result = loss_change_kinds(
+        papers(("1", "Fast Denoisers", "For masked diffusion language models trained with RL, we propose to clip the ratio."))
+    )
+    assert result["loss_change_kind"][0] == "clip"
 
 
 def test_the_kind_a_method_names_first_wins_a_tie():
