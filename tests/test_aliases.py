@@ -322,3 +322,19 @@ def test_a_long_form_in_lower_case_whose_initials_spell_the_acronym():
     )
     assert names(result, "1") == {"TPG": "acronym", "tempered policy gradient": "long_form"}
     assert names(result, "2") == {"SSE": "acronym", "simple self-echoing": "long_form", "TIT": "acronym"}
+
+
+def test_released_sizes_of_a_papers_own_name_are_its_names_too():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Zephyrix: Reasoning From Scratch",
+             "We train Zephyrix-7B and Zephyrix-7B-RL; the final Zephyrix-Coder-14B beats Qwen2.5-32B."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {
+        "Zephyrix": "title_prefix",
+        "Zephyrix-7B": "named",
+        "Zephyrix-7B-RL": "named",
+        "Zephyrix-Coder-14B": "named",
+    }

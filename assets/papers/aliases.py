@@ -378,6 +378,37 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: A released size or variant of a name: "-7B", "-7B-RL", "-R1-CoT-165k", "-14B-DS".
+_SIZED_SUFFIX = r"(?:-[A-Za-z][\w]*)*-\d+(?:\.\d+)?[BMKk]\b(?:-[A-Za-z][\w]*)*"
+
+
+def _sized_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
+    """"MiMo-7B", "MiMo-7B-RL", "Light-R1-32B-DS": a name the paper introduces, with a
+    parameter or example count (and words) after it, as the abstract writes it."""
+    stems = names.filter(pl.col("alias").str.contains(_NAME_LIKE) | (pl.col("source") == "title_prefix")).select(
+        "arxiv_id", stem=pl.col("alias")
+    ).unique()
+    return (
+        papers.select("arxiv_id", "abstract")
+        .join(stems, on="arxiv_id")
+        .select(
+            "arxiv_id",
+            alias=pl.col("abstract").str.extract_all(
+                pl.lit(r"(?:^|[^\w-])") + pl.col("stem").str.escape_regex() + pl.lit(_SIZED_SUFFIX)
+            ),
+        )
+        .explode("alias")
+        .drop_nulls("alias")
+        .select(
+            "arxiv_id",
+            alias=pl.col("alias").str.replace(r"^[^\w]", ""),
+            source=pl.lit("named"),
+            set_apart=pl.lit(True),
+            artifact=pl.lit(False),
+        )
+    )
+
+
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
@@ -410,6 +441,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(sentences, "sentence", _NAMED_LAST, "named"),
         ]
     )
+    found = pl.concat([found, _sized_variants(papers, found)])
     return (
         found.with_columns(alias=_clean(pl.col("alias")))
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
