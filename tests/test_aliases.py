@@ -338,3 +338,27 @@ def test_released_sizes_of_a_papers_own_name_are_its_names_too():
         "Zephyrix-7B-RL": "named",
         "Zephyrix-Coder-14B": "named",
     }
+
+
+def test_long_forms_with_small_words_in_titles_set_off_by_commas_and_at_the_core_of_a_method():
+    result = paper_aliases_of(
+        papers(
+            ("1", "RLXR: Reinforcement Learning from eXtra Rewards", ""),
+            ("2", "Zig Zag", "We propose DiZZPO, Diffusion Zig Zag Policy Optimization, a framework for dLLMs."),
+            ("3", "Split Decisions",
+             "At the core of our method is a Split Group Relative Policy Optimization (SpGRPO) algorithm."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"RLXR": "title_prefix", "Reinforcement Learning from eXtra Rewards": "long_form"}
+    assert names(result, "2") == {"DiZZPO": "we_propose", "Diffusion Zig Zag Policy Optimization": "long_form"}
+    assert names(result, "3")["SpGRPO"] == "acronym"
+    assert names(result, "3")["Split Group Relative Policy Optimization"] == "long_form"
+
+
+def test_the_long_form_of_a_plural_field_acronym_is_not_a_name():
+    result = paper_aliases_of(
+        papers(("1", "Seeing More", "We propose a recipe for multimodal large language models (MLLMs) and language models (LMs).")),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {}
