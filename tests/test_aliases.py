@@ -362,3 +362,15 @@ def test_the_long_form_of_a_plural_field_acronym_is_not_a_name():
         NO_OVERRIDES,
     )
     assert names(result, "1") == {}
+
+
+def test_a_variant_of_an_own_name_joined_by_a_hyphen_and_a_name_before_a_dash():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Hints at Work",
+             "We derive Nudge – a new class of online algorithms. Nudge-GRPO and Nudge-tree beat GRPO; "
+             "Nudge-based training and Nudge-style hints are no names."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"Nudge": "we_propose", "Nudge-GRPO": "named", "Nudge-tree": "named"}

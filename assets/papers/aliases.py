@@ -65,7 +65,7 @@ _WE_PROPOSE = (
     _PROPOSING
     + r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
     + _LATEX_WRAP
-    + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*[,(])?"
+    + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*(?:[,(:]|[–—]|\s-\s))?"
 )
 _NAMED = (
     r"(?i:\b(?:named|namely|called|dubbed|termed|coined)\s+(?:as\s+)?)"
@@ -396,14 +396,16 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-#: A released size or variant of a name: "-7B", "-7B-RL", "-R1-CoT-165k", "-14B-DS".
-_SIZED_SUFFIX = r"(?:-[A-Za-z][\w]*)*-\d+(?:\.\d+)?[BMKk]\b(?:-[A-Za-z][\w]*)*"
+#: A released size or variant of a name: "-7B", "-7B-RL", "-R1-CoT-165k", "-14B-DS",
+#: "-GRPO", "-tree", "-Gym"; not a compound adjective ("-based", "-style").
+_SIZED_SUFFIX = r"(?:-[A-Za-z0-9][\w.]*[A-Za-z0-9])+\b"
+_ADJECTIVE_SUFFIX = r"(?i)-(?:based|style|like|level|specific|free|aware|guided|driven|only|wise|type|related|trained|tuned|enhanced)\b"
 
 
 def _sized_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
-    """"MiMo-7B", "MiMo-7B-RL", "Light-R1-32B-DS": a name the paper introduces, with a
-    parameter or example count (and words) after it, as the abstract writes it."""
-    stems = names.filter(pl.col("alias").str.contains(_NAME_LIKE) | (pl.col("source") == "title_prefix")).select(
+    """"MiMo-7B", "MiMo-7B-RL", "Light-R1-32B-DS", "Guide-GRPO": a name the paper
+    introduces with a size or a variant's word joined by a hyphen, as the abstract writes it."""
+    stems = names.filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart")).select(
         "arxiv_id", stem=pl.col("alias")
     ).unique()
     return (
@@ -417,6 +419,7 @@ def _sized_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
         )
         .explode("alias")
         .drop_nulls("alias")
+        .filter(~pl.col("alias").str.contains(_ADJECTIVE_SUFFIX))
         .select(
             "arxiv_id",
             alias=pl.col("alias").str.replace(r"^[^\w]", ""),
