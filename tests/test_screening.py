@@ -251,6 +251,19 @@ def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
     assert "reward_source" not in result["screening_reasons"][0]
 
 
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "We propose a policy optimization algorithm with stepwise rewards for theorem proving in Lean 4.",
+        "We propose a new RL algorithm with a clipped objective for text-to-SQL generation.",
+        "We propose a policy optimization algorithm with dual rewards for video understanding.",
+    ],
+)
+def test_formal_proofs_sql_and_video_are_application_domains(abstract):
+    result = screening_verdicts(papers(("1", "Steps That Count", abstract)))
+    assert "-application" in result["screening_reasons"][0]
+
+
 def test_reinforcement_in_a_title_is_not_reinforce():
     result = screening_verdicts(papers(("1", "History Rhymes: Accelerating LLM Reinforcement Learning with RhymeRL", "")))
     assert "title_policy_optimization" not in result["screening_reasons"][0]
