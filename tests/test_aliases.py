@@ -374,3 +374,11 @@ def test_a_variant_of_an_own_name_joined_by_a_hyphen_and_a_name_before_a_dash():
         NO_OVERRIDES,
     )
     assert names(result, "1") == {"Nudge": "we_propose", "Nudge-GRPO": "named", "Nudge-tree": "named"}
+
+
+def test_a_long_form_after_a_colon_can_end_the_sentence():
+    result = paper_aliases_of(
+        papers(("1", "Fixing Broken Steps", "To fix this, we propose PURR: Process sUpervised Reward Relabelling. It works.")),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"PURR": "we_propose", "Process sUpervised Reward Relabelling": "long_form"}

@@ -260,8 +260,8 @@ _LONG_FORM_APPOSITION = (
     r"(" + _NAME + r"),\s+(?:(?:a|an|the)\s+)?(" + _LONG_NAME + r")\s+(?:framework|method|methodology|algorithm|approach|paradigm|technique)\b"
 )
 #: "We propose DiZZPO, Diffusion Zig Zag Policy Optimization, a …" or "XPO: Xenial Policy
-#: Optimization – a …": the long form set off by commas, a colon or a dash.
-_LONG_FORM_SET_OFF = r"(" + _NAME + r")(?:,|:)\s+(" + _LONG_NAME + r")\s*(?:,|[-–—]\s)"
+#: Optimization – a …": the long form set off by commas, a colon or a dash, or ending the sentence.
+_LONG_FORM_SET_OFF = r"(" + _NAME + r")(?:,|:)\s+(" + _LONG_NAME + r")\s*(?:,|[-–—]\s|\.?$)"
 #: LaTeX that hides a name: "{\bf R}^2{\bf VPO}", "$A$*-PO", "\textbf{KDRL}", "{Quantile Advantage Estimation}".
 _LATEX_MARKUP = r"\\(?:textbf|emph|textit|textsc|texttt|mathbf|mathrm|bf|it)\b\s*|[{}$^]"
 
