@@ -398,11 +398,11 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
 
 #: A released size or variant of a name: "-7B", "-7B-RL", "-R1-CoT-165k", "-14B-DS",
 #: "-GRPO", "-tree", "-Gym"; not a compound adjective ("-based", "-style").
-_SIZED_SUFFIX = r"(?:-[A-Za-z0-9][\w.]*[A-Za-z0-9])+\b"
+_VARIANT_SUFFIX = r"(?:-[A-Za-z0-9][\w.]*[A-Za-z0-9])+\b"
 _ADJECTIVE_SUFFIX = r"(?i)-(?:based|style|like|level|specific|free|aware|guided|driven|only|wise|type|related|trained|tuned|enhanced)\b"
 
 
-def _sized_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
+def _hyphenated_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
     """"MiMo-7B", "MiMo-7B-RL", "Light-R1-32B-DS", "Guide-GRPO": a name the paper
     introduces with a size or a variant's word joined by a hyphen, as the abstract writes it."""
     stems = names.filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart")).select(
@@ -414,7 +414,7 @@ def _sized_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
         .select(
             "arxiv_id",
             alias=pl.col("abstract").str.extract_all(
-                pl.lit(r"(?:^|[^\w-])") + pl.col("stem").str.escape_regex() + pl.lit(_SIZED_SUFFIX)
+                pl.lit(r"(?:^|[^\w-])") + pl.col("stem").str.escape_regex() + pl.lit(_VARIANT_SUFFIX)
             ),
         )
         .explode("alias")
@@ -462,7 +462,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(sentences, "sentence", _NAMED_LAST, "named"),
         ]
     )
-    found = pl.concat([found, _sized_variants(papers, found)])
+    found = pl.concat([found, _hyphenated_variants(papers, found)])
     return (
         found.with_columns(alias=_clean(pl.col("alias")))
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
