@@ -322,3 +322,63 @@ def test_a_long_form_in_lower_case_whose_initials_spell_the_acronym():
     )
     assert names(result, "1") == {"TPG": "acronym", "tempered policy gradient": "long_form"}
     assert names(result, "2") == {"SSE": "acronym", "simple self-echoing": "long_form", "TIT": "acronym"}
+
+
+def test_released_sizes_of_a_papers_own_name_are_its_names_too():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Zephyrix: Reasoning From Scratch",
+             "We train Zephyrix-7B and Zephyrix-7B-RL; the final Zephyrix-Coder-14B beats Qwen2.5-32B."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {
+        "Zephyrix": "title_prefix",
+        "Zephyrix-7B": "named",
+        "Zephyrix-7B-RL": "named",
+        "Zephyrix-Coder-14B": "named",
+    }
+
+
+def test_long_forms_with_small_words_in_titles_set_off_by_commas_and_at_the_core_of_a_method():
+    result = paper_aliases_of(
+        papers(
+            ("1", "RLXR: Reinforcement Learning from eXtra Rewards", ""),
+            ("2", "Zig Zag", "We propose DiZZPO, Diffusion Zig Zag Policy Optimization, a framework for dLLMs."),
+            ("3", "Split Decisions",
+             "At the core of our method is a Split Group Relative Policy Optimization (SpGRPO) algorithm."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"RLXR": "title_prefix", "Reinforcement Learning from eXtra Rewards": "long_form"}
+    assert names(result, "2") == {"DiZZPO": "we_propose", "Diffusion Zig Zag Policy Optimization": "long_form"}
+    assert names(result, "3")["SpGRPO"] == "acronym"
+    assert names(result, "3")["Split Group Relative Policy Optimization"] == "long_form"
+
+
+def test_the_long_form_of_a_plural_field_acronym_is_not_a_name():
+    result = paper_aliases_of(
+        papers(("1", "Seeing More", "We propose a recipe for multimodal large language models (MLLMs) and language models (LMs).")),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {}
+
+
+def test_a_variant_of_an_own_name_joined_by_a_hyphen_and_a_name_before_a_dash():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Hints at Work",
+             "We derive Nudge – a new class of online algorithms. Nudge-GRPO and Nudge-tree beat GRPO; "
+             "Nudge-based training and Nudge-style hints are no names."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"Nudge": "we_propose", "Nudge-GRPO": "named", "Nudge-tree": "named"}
+
+
+def test_a_long_form_after_a_colon_can_end_the_sentence():
+    result = paper_aliases_of(
+        papers(("1", "Fixing Broken Steps", "To fix this, we propose PURR: Process sUpervised Reward Relabelling. It works.")),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"PURR": "we_propose", "Process sUpervised Reward Relabelling": "long_form"}

@@ -95,6 +95,13 @@ def test_large_policy_is_30b_or_more():
         ("Penalizing Guesswork", "We propose a reward penalty for answers reached by guessing, and a length penalty.", "reward"),
         ("Harmonic Policy Optimization", "We propose a new objective that matches the reward distribution of the group.", "new_objective"),
         ("A Study of Seeds", "We report how random seeds change results.", "other"),
+        # Families with no loss term in their words.
+        ("Checklist Rewards", "We propose rubric-based rewards scored by a judge for open-ended answers.", "reward"),
+        ("Say Less", "We propose to penalize long answers once the problem is solved, as a soft length target.", "reward"),
+        ("Quiet Prompts", "We propose a pre-rollout filter that skips uninformative prompts before generation.", "sampling"),
+        ("Ladders of Hints", "We propose to inject partial solutions into rollouts with an adaptive guidance strength.", "sampling"),
+        ("Few Tokens Matter", "We propose selectively updating the tokens that branch the reasoning.", "mask"),
+        ("Breathing KL", "We propose GRPO with a dynamic KL strategy that loosens as training goes.", "coefficient"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
@@ -103,6 +110,13 @@ def test_loss_change_kind_and_its_cue(title, abstract, kind):
     assert (row["loss_change_cue"] is None) == (kind == "other")
     assert kind in LOSS_CHANGE_KINDS
     assert all(reason.split("/")[0] in LOSS_CHANGE_KINDS for reason in row["loss_change_reasons"])
+
+
+def test_the_model_a_method_trains_is_not_its_change():
+    result = loss_change_kinds(
+        papers(("1", "Fast Denoisers", "For masked diffusion language models trained with RL, we propose to clip the ratio."))
+    )
+    assert result["loss_change_kind"][0] == "clip"
 
 
 def test_the_kind_a_method_names_first_wins_a_tie():
@@ -206,6 +220,48 @@ def test_methods_are_general_and_systems_reports_and_applications_are_not():
     assert "-no_rl_context" in reasons["not rl"]
     scores = dict(result.select("arxiv_id", "screening_score").iter_rows())
     assert scores["method"] > scores["system"]
+
+
+@pytest.mark.parametrize(
+    ("title", "abstract", "reason"),
+    [
+        ("Brief When Easy: Budgeted Thinking for Reasoning Models",
+         "Reasoning models overthink simple questions. We add a length penalty to the RL reward that grows with "
+         "the accuracy of the policy, so easy problems get short answers.", "length_reward"),
+        ("Graded by Checklists: RL for Open-Ended Writing",
+         "We use rubrics written per prompt and scored by an LLM judge as the reward for reinforcement learning "
+         "of language models on tasks without verifiable answers.", "reward_source"),
+        ("Ask Yourself Harder Questions",
+         "We train one language model as a proposer that writes problems and a solver that answers them, by "
+         "reinforcement learning in self-play; the proposer is rewarded for problems of moderate difficulty.",
+         "difficulty_selection"),
+    ],
+)
+def test_general_methods_that_name_no_loss_term_are_general(title, abstract, reason):
+    result = screening_verdicts(papers(("1", title, abstract)))
+    assert result["is_general_rl_method"][0]
+    assert reason in result["screening_reasons"][0]
+
+
+def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
+    result = screening_verdicts(
+        papers(("1", "Judges That Think: Better Generative Reward Models",
+                "We train generative reward models (GRMs) with RL and report reward-model accuracy on RewardBench."))
+    )
+    assert "reward_source" not in result["screening_reasons"][0]
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "We propose a policy optimization algorithm with stepwise rewards for theorem proving in Lean 4.",
+        "We propose a new RL algorithm with a clipped objective for text-to-SQL generation.",
+        "We propose a policy optimization algorithm with dual rewards for video understanding.",
+    ],
+)
+def test_formal_proofs_sql_and_video_are_application_domains(abstract):
+    result = screening_verdicts(papers(("1", "Steps That Count", abstract)))
+    assert "-application" in result["screening_reasons"][0]
 
 
 def test_reinforcement_in_a_title_is_not_reinforce():

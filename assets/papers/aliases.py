@@ -65,7 +65,7 @@ _WE_PROPOSE = (
     _PROPOSING
     + r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
     + _LATEX_WRAP
-    + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*[,(])?"
+    + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*(?:[,(:]|[–—]|\s-\s))?"
 )
 _NAMED = (
     r"(?i:\b(?:named|namely|called|dubbed|termed|coined)\s+(?:as\s+)?)"
@@ -79,7 +79,7 @@ _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
 _NAMED_LAST = r"(?i:\b(?:named|namely|called|dubbed|termed)\s+)" + _NAME + r"(?:\s*,\s*" + _NAME + r")*,?\s+and\s+(" + _NAME + ")"
 #: A sentence that cites others ("we adopt X (Smith et al., 2025)"): its names are theirs.
 _CITATION = r"\bet al\b|\[\d+(?:[,\s-]+\d+)*\]"
-_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel)"
+_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|at the (?:core|heart) of)"
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.
@@ -259,29 +259,47 @@ def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bo
 _LONG_FORM_APPOSITION = (
     r"(" + _NAME + r"),\s+(?:(?:a|an|the)\s+)?(" + _LONG_NAME + r")\s+(?:framework|method|methodology|algorithm|approach|paradigm|technique)\b"
 )
+#: "We propose DiZZPO, Diffusion Zig Zag Policy Optimization, a …" or "XPO: Xenial Policy
+#: Optimization – a …": the long form set off by commas, a colon or a dash, or ending the sentence.
+_LONG_FORM_SET_OFF = r"(" + _NAME + r")(?:,|:)\s+(" + _LONG_NAME + r")\s*(?:,|[-–—]\s|\.?$)"
 #: LaTeX that hides a name: "{\bf R}^2{\bf VPO}", "$A$*-PO", "\textbf{KDRL}", "{Quantile Advantage Estimation}".
 _LATEX_MARKUP = r"\\(?:textbf|emph|textit|textsc|texttt|mathbf|mathrm|bf|it)\b\s*|[{}$^]"
 
 
 def _apposition_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
-    pairs = (
-        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_APPOSITION))
-        .explode("pair")
-        .drop_nulls("pair")
-        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_APPOSITION).struct.rename_fields(["name", "long"]))
-        .unnest("pair")
+    pairs = pl.concat(
+        [
+            sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(pattern))
+            .explode("pair")
+            .drop_nulls("pair")
+            .with_columns(pl.col("pair").str.extract_groups(pattern).struct.rename_fields(["name", "long"]))
+            .unnest("pair")
+            for pattern in (_LONG_FORM_APPOSITION, _LONG_FORM_SET_OFF)
+        ]
     )
     return pairs.filter(_abbreviates(pl.col("name"), pl.col("long"), word_for_each_capital=False)).select(
         "arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
     )
 
 
+#: ... or, where those words are not its long form, all of them, small words included
+#: ("RLXR: Reinforcement Learning from eXtra Rewards").
+_TITLE_WHOLE_LONG_FORM = r"^(" + _NAME + r"):\s+(.+?)(?:\s+[-–—]+\s|:|$)"
+
+
 def _title_long_forms(papers: pl.DataFrame) -> pl.DataFrame:
-    parts = papers.select("arxiv_id", part=pl.col("title").str.extract_groups(_TITLE_LONG_FORM)).unnest("part")
-    name, long_form = pl.col(parts.columns[1]), pl.col(parts.columns[2])
-    return parts.filter(
-        long_form.str.contains("^" + _LONG_NAME + "$") & _abbreviates(name, long_form)
-    ).select("arxiv_id", alias=long_form, source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    found = []
+    for pattern in (_TITLE_LONG_FORM, _TITLE_WHOLE_LONG_FORM):
+        parts = papers.select("arxiv_id", part=pl.col("title").str.extract_groups(pattern)).unnest("part")
+        name, long_form = pl.col(parts.columns[1]), pl.col(parts.columns[2])
+        found.append(
+            parts.filter(long_form.str.contains("^" + _LONG_NAME + "$") & _abbreviates(name, long_form)).select(
+                "arxiv_id", alias=long_form, source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
+            )
+        )
+    # The whole run only where the run cut at the first small word is not the long form.
+    cut, whole = found
+    return pl.concat([cut, whole.join(cut, on="arxiv_id", how="anti")])
 
 
 def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
@@ -332,7 +350,7 @@ def _long_forms_before_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
         pairs.with_columns(alias=fitting)
         .filter(
             pl.col("alias").str.contains(r"\s")
-            & ~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED)
+            & ~normalized_name(_clean(pl.col("acronym"))).is_in(_ESTABLISHED_NORMALIZED)
         )
         .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
@@ -354,7 +372,7 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
         .drop_nulls("pair")
         .with_columns(pl.col("pair").str.extract_groups(_WORDS_BEFORE_ACRONYM).struct.rename_fields(["before", "acronym"]))
         .unnest("pair")
-        .filter(~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED))
+        .filter(~normalized_name(_clean(pl.col("acronym"))).is_in(_ESTABLISHED_NORMALIZED))
         .with_columns(
             words=pl.col("before").str.strip_chars().str.split(" "),
             capitals=pl.col("acronym").str.replace_all(r"[^A-Z]", "").str.to_lowercase(),
@@ -375,6 +393,40 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
         .with_columns(alias=pl.coalesce(spelled))
         .filter(pl.col("alias").str.contains(r"[\s-]") & (pl.col("capitals").str.len_chars() >= 2))
         .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+
+
+#: A released size or variant of a name: "-7B", "-7B-RL", "-R1-CoT-165k", "-14B-DS",
+#: "-GRPO", "-tree", "-Gym"; not a compound adjective ("-based", "-style").
+_VARIANT_SUFFIX = r"(?:-[A-Za-z0-9][\w.]*[A-Za-z0-9])+\b"
+_ADJECTIVE_SUFFIX = r"(?i)-(?:based|style|like|level|specific|free|aware|guided|driven|only|wise|type|related|trained|tuned|enhanced)\b"
+
+
+def _hyphenated_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
+    """"MiMo-7B", "MiMo-7B-RL", "Light-R1-32B-DS", "Guide-GRPO": a name the paper
+    introduces with a size or a variant's word joined by a hyphen, as the abstract writes it."""
+    stems = names.filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart")).select(
+        "arxiv_id", stem=pl.col("alias")
+    ).unique()
+    return (
+        papers.select("arxiv_id", "abstract")
+        .join(stems, on="arxiv_id")
+        .select(
+            "arxiv_id",
+            alias=pl.col("abstract").str.extract_all(
+                pl.lit(r"(?:^|[^\w-])") + pl.col("stem").str.escape_regex() + pl.lit(_VARIANT_SUFFIX)
+            ),
+        )
+        .explode("alias")
+        .drop_nulls("alias")
+        .filter(~pl.col("alias").str.contains(_ADJECTIVE_SUFFIX))
+        .select(
+            "arxiv_id",
+            alias=pl.col("alias").str.replace(r"^[^\w]", ""),
+            source=pl.lit("named"),
+            set_apart=pl.lit(True),
+            artifact=pl.lit(False),
+        )
     )
 
 
@@ -410,6 +462,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(sentences, "sentence", _NAMED_LAST, "named"),
         ]
     )
+    found = pl.concat([found, _hyphenated_variants(papers, found)])
     return (
         found.with_columns(alias=_clean(pl.col("alias")))
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
