@@ -28,11 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.first_readings import record_first_reading  # noqa: E402
-from bench.link_quality import DEFAULT_SNAPSHOT, load_snapshots  # noqa: E402
+from bench.link_quality import DEFAULT_SNAPSHOT, load_snapshots, snapshot_aliases  # noqa: E402
 from assets.links.evidence import alias_key, evidence_of  # noqa: E402
 from assets.links.inclusions import inclusions_of, read_inclusion_overrides  # noqa: E402
 from assets.links.training_failures import training_failures_of  # noqa: E402
-from assets.papers.aliases import paper_aliases_of, read_alias_overrides  # noqa: E402
 from orchestration.settings import frameworks  # noqa: E402
 
 LABELS = ROOT / "bench" / "labels" / "training_failure_labels.csv"
@@ -131,7 +130,7 @@ def main() -> None:
     args = parser.parse_args()
 
     data = load_snapshots(args.snapshot)
-    aliases = paper_aliases_of(data["papers"], read_alias_overrides())
+    aliases = snapshot_aliases(data)
     evidence = evidence_of(data["commits"], data["files"], data["threads"], data["comments"], data["papers"], aliases)
     inclusions = inclusions_of(evidence, data["papers"], data["commits"], read_inclusion_overrides())
     failures = training_failures_of(data["threads"], evidence, inclusions)

@@ -41,6 +41,7 @@ from assets.links.evidence import evidence_of  # noqa: E402
 from assets.links.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides  # noqa: E402
 from assets.papers.papers import papers_from_entries  # noqa: E402
 from orchestration.as_of import as_of_of  # noqa: E402
+from orchestration.clients.reports import REPORT_TEXT_SCHEMA, SnapshotReportTextSource, tech_report_config  # noqa: E402
 from assets.links.proposals import proposals_of  # noqa: E402
 from assets.links.training_failures import training_failures_of  # noqa: E402
 
@@ -52,15 +53,28 @@ DEFAULT_SNAPSHOT = ROOT.parent / "shared" / "snapshots"
 def load_snapshots(snapshot: Path) -> dict[str, pl.DataFrame]:
     """Commits, files, threads, comments and papers of the recorded snapshots."""
     recorded = recorded_frames(snapshot)
+    papers = papers_from_entries(recorded["entries"])
+    harvested = set(papers["arxiv_id"].to_list())
+    reports = [arxiv_id for arxiv_id in tech_report_config().report_frame()["report_id"] if arxiv_id in harvested]
+    try:
+        passages = SnapshotReportTextSource(snapshot).report_texts(reports)
+    except FileNotFoundError:
+        passages = pl.DataFrame(schema=REPORT_TEXT_SCHEMA)
     return {
         **{name: recorded[name] for name in ("commits", "files", "threads", "comments")},
-        "papers": papers_from_entries(recorded["entries"]),
+        "papers": papers,
+        "report_passages": passages,
     }
+
+
+def snapshot_aliases(data: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The aliases as the pipeline makes them: abstracts, report texts, overrides."""
+    return paper_aliases_of(data["papers"], read_alias_overrides(), data["report_passages"])
 
 
 def rules_output(data: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Aliases, evidence and the inclusions of the rules alone (no overrides/inclusions.csv)."""
-    aliases = paper_aliases_of(data["papers"], read_alias_overrides())
+    aliases = snapshot_aliases(data)
     evidence = evidence_of(data["commits"], data["files"], data["threads"], data["comments"], data["papers"], aliases)
     inclusions = inclusions_of(evidence, data["papers"], data["commits"], read_inclusion_overrides().clear())
     return aliases, evidence, inclusions
