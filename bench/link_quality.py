@@ -54,8 +54,7 @@ def load_snapshots(snapshot: Path) -> dict[str, pl.DataFrame]:
     """Commits, files, threads, comments and papers of the recorded snapshots."""
     recorded = recorded_frames(snapshot)
     papers = papers_from_entries(recorded["entries"])
-    harvested = set(papers["arxiv_id"].to_list())
-    reports = [arxiv_id for arxiv_id in tech_report_config().report_frame()["report_id"] if arxiv_id in harvested]
+    reports = tech_report_config().reports_among(papers["arxiv_id"].to_list())
     try:
         passages = SnapshotReportTextSource(snapshot).report_texts(reports)
     except FileNotFoundError:

@@ -84,8 +84,7 @@ def paper_aliases(
     """
     source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
     overrides = read_alias_overrides(curation.path("aliases.csv"))
-    harvested = set(source["arxiv_id"].to_list())
-    report_ids = [arxiv_id for arxiv_id in tech_report_config().report_frame()["report_id"] if arxiv_id in harvested]
+    report_ids = tech_report_config().reports_among(source["arxiv_id"].to_list())
     try:
         passages = cached_report_texts(warehouse, arxiv.report_texts(), report_ids, context.log) if report_ids else None
         report_text_note = f"{0 if passages is None else passages['report_id'].n_unique()} of {len(report_ids)} harvested reports"

@@ -83,6 +83,11 @@ class TechReportConfig:
     methods: tuple[MethodNaming, ...]
     method_parts: tuple[MethodPart, ...]
 
+    def reports_among(self, arxiv_ids: Sequence[str]) -> list[str]:
+        """The configured reports that are among `arxiv_ids` (harvested papers), in config order."""
+        known = set(arxiv_ids)
+        return [report.arxiv_id for report in self.reports if report.arxiv_id in known]
+
     def report_frame(self) -> pl.DataFrame:
         """`report_id`, `model`, `open_weights`, `total_params_b`."""
         return pl.DataFrame(
