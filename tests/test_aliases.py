@@ -382,3 +382,57 @@ def test_a_long_form_after_a_colon_can_end_the_sentence():
         NO_OVERRIDES,
     )
     assert names(result, "1") == {"PURR": "we_propose", "Process sUpervised Reward Relabelling": "long_form"}
+
+
+def test_a_whole_long_form_in_parentheses_after_its_name_with_small_and_lower_case_words():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Calm Updates", "We introduce TIDE (Token-level Importance with Dampened Entropy), a simple fix."),
+            # Not split at its "and" into two names.
+            ("2", "Tools for Agents", "We introduce MAST (Multi-step Acting and Search Tuning for Agents), a framework."),
+            ("3", "Less Noise", "We propose vQX (Quiet eXploration with a control variate), which cuts variance."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1")["Token-level Importance with Dampened Entropy"] == "long_form"
+    assert names(result, "2") == {"MAST": "we_propose", "Multi-step Acting and Search Tuning for Agents": "long_form"}
+    assert names(result, "3")["Quiet eXploration with a control variate"] == "long_form"
+
+
+def test_a_long_form_spelled_by_capitals_inside_words_and_a_two_letter_acronym_spelled_out():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Short Context", "We propose COmpression guided Rollout Editing (CORE), an RL algorithm."),
+            ("2", "Seeded Groups", "We propose Anchor Seeding (AS), which replays prefixes. We tune the Learning Rate (LR)."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1")["COmpression guided Rollout Editing"] == "long_form"
+    assert names(result, "2") == {"AS": "acronym", "Anchor Seeding": "long_form"}
+
+
+def test_a_long_form_before_namely_a_name_and_split_capitals_rejoined():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Fine Shaping",
+             "We propose a Balanced and Bounded token-level Credit method for Policy Optimization, namely B2CPO, for RLVR."),
+            ("2", "Better Plans", "This paper proposes a novel Guided Rollout EXpansion framework, denoted as GREX-Agent, for search."),
+            ("3", "Small Steps", "We propose S tepwise G ain E stimation (SGE), which rewards progress."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1")["Balanced and Bounded token-level Credit method for Policy Optimization"] == "long_form"
+    assert names(result, "2")["Guided Rollout EXpansion"] == "long_form"
+    assert names(result, "3") == {"SGE": "acronym", "Stepwise Gain Estimation": "long_form"}
+
+
+def test_names_set_in_bold_and_things_the_authors_build():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Two Critics", "We propose two variants, \\textbf{DuoAC-S} with a shared critic and \\textbf{DuoAC-P} with private ones."),
+            ("2", "A Trainer", "We build Stratus, a training framework for diffusion models."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert {"DuoAC-S", "DuoAC-P"} <= set(names(result, "1"))
+    assert names(result, "2") == {"Stratus": "we_propose"}

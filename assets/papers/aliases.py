@@ -49,6 +49,8 @@ ESTABLISHED_NAMES = frozenset(
         "DeepSeek-V3", "AIME", "AMC", "MATH", "MATH500", "GSM8K", "HumanEval", "MBPP", "LiveCodeBench",
         "Codeforces", "MMLU", "GPQA", "ALFWorld", "WebShop", "SWE-bench",
         "IOI", "IMO", "ICPC", "GenRM", "IRL", "DAAs", "DAA",
+        # two-letter field jargon a paper may spell out ("Monte Carlo (MC)")
+        "MC", "LR", "ID", "RS", "SL", "IL", "CE", "ES", "VQA",
     }
 )
 
@@ -59,7 +61,7 @@ _NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
 _PROPOSING = (
     r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
-    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?)\s+)"
+    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?|build|builds|built)\s+)"
 )
 _WE_PROPOSE = (
     _PROPOSING
@@ -102,12 +104,13 @@ _NAME_LIKE = r"(?:[A-Z]\S*[A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]|\+\+)"
 
 
 #: Small words inside a long name ("Clipped Policy Gradient Optimization with Policy Drift").
-_CONNECTOR = r"(?:of|with|for|via|through|to|in|on|from|under|by|and|the|a|an)"
+_CONNECTOR = r"(?:of|with|for|via|through|to|in|on|from|under|by|and|as|the|a|an)"
 #: A long name: capitalised words (digits, hyphens and ++ inside), small words between.
 #: ... the words after the first may start in lower case where a capital inside marks the
 #: acronym's letter ("Dynamic sAmpling", "reward-Decoupled").
-_INNER_WORD = r"[a-z\d-]*[A-Z][\w*^+@-]*"
-_LONG_NAME = r"[A-Z][\w*^+@-]*(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*?\s+" + _INNER_WORD
+#: Words may join with an en dash too ("Perception–Reasoning").
+_INNER_WORD = r"[a-z\d–-]*[A-Z][\w*^+@–-]*"
+_LONG_NAME = r"[A-Z][\w*^+@–-]*(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*?\s+" + _INNER_WORD
 #: "we propose a novel prompt-selection method, Pre-PPO": a method noun, then its name.
 _METHOD_THEN_NAME = (
     _PROPOSING
@@ -137,7 +140,7 @@ _PAREN = r"\(\s*([^()]{2,100}?)\s*\)"
 _EXAMPLES = r"(?i)^(?:e\.g|i\.e|such as|see|like|including|cf|vs)\b"
 #: The long form before an acronym: the run of capitalised and small words that ends
 #: right before "(ACRONYM)".
-_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+@-]*)(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
+_LONG_FORM_BEFORE = r"((?:[A-Z][\w*^+@–-]*)(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r"))*)\s*\(\s*(" + _NAME + r")\s*\)"
 #: "PVPO: Pre-Estimated Value-Based Policy Optimization for …": the title's words after
 #: the colon, up to a preposition or a dash, are the long form of the name before it when
 #: the name's capitals occur in order among theirs.
@@ -302,6 +305,67 @@ def _title_long_forms(papers: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([cut, whole.join(cut, on="arxiv_id", how="anti")])
 
 
+def _spelled_by(name: pl.Expr, long_form: pl.Expr) -> pl.Expr:
+    """`name`'s letters occur in order in `long_form`, the first one first, ignoring case
+    ("PRCO" in "Perception–Reasoning Coevolution", "vOPD" in "On-Policy Distillation …"
+    after its lower-case prefix)."""
+    letters = name.str.replace(r"^[a-z]+", "").str.replace_all(r"[^A-Za-z]", "").str.to_lowercase()
+    return long_form.str.to_lowercase().str.contains(pl.lit("^") + letters.str.replace_all(r"([a-z])", "${1}.*")) & (
+        letters.str.len_chars() >= 2
+    )
+
+
+#: "CURE (Critical-token-gUided Re concatenation for Entropy-collapse prevention)": a
+#: name, then its long form of several words in parentheses, small words and lower case
+#: allowed.
+_NAME_THEN_LONG_FORM = r"(" + _NAME + r")\s*\(\s*([A-Z][^()]{4,120}?)\s*\)"
+
+
+def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
+    """The whole parenthesis after a name, where the name's letters spell it in order."""
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_NAME_THEN_LONG_FORM))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_NAME_THEN_LONG_FORM).struct.rename_fields(["name", "long"]))
+        .unnest("pair")
+    )
+    return pairs.filter(
+        pl.col("long").str.contains(r"\s")
+        & ~pl.col("long").str.contains(_EXAMPLES)
+        & ~normalized_name(_clean(pl.col("name"))).is_in(_ESTABLISHED_NORMALIZED)
+        & _spelled_by(pl.col("name"), pl.col("long"))
+    ).select("arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+
+
+#: "we propose an Adaptive and Asymmetric token-level Advantage shaping method for Policy
+#: Optimization, namely A3PO": a long form, lower-case words allowed, then its name.
+_LONG_THEN_NAME = (
+    _PROPOSING
+    + r"(?i:(?:a|an|the|novel|new)\s+)*([A-Z][^,.;:()]{5,120}?)\s*,?\s+(?i:namely|denoted as|called|termed|dubbed|named)\s+("
+    + _NAME
+    + ")"
+)
+#: A method noun that ends such a run is not part of the name ("… EXploration framework").
+_TRAILING_METHOD_NOUN = r"\s+(?:framework|method|algorithm|approach|technique|strategy|paradigm)$"
+
+
+def _long_forms_before_names(sentences: pl.DataFrame) -> pl.DataFrame:
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_THEN_NAME))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_LONG_THEN_NAME).struct.rename_fields(["long", "name"]))
+        .unnest("pair")
+        .with_columns(long=pl.col("long").str.replace(_TRAILING_METHOD_NOUN, ""))
+    )
+    # The name's own part, before a variant's hyphen ("APEX-Searcher"), abbreviates the run.
+    stem = pl.col("name").str.extract(r"^([^-]+)", 1)
+    return pairs.filter(
+        pl.col("long").str.contains(r"\s") & _abbreviates(stem, pl.col("long"), word_for_each_capital=False)
+    ).select("arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+
+
 def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
     """Names in parentheses: each part of "(A and B)" that is one name is an `acronym`
     (set apart, so even a single capitalised word counts); a part of several capitalised
@@ -381,18 +445,35 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     candidates = [
         pl.col("words").list.tail(n).list.join(" ").alias(f"last_{n}") for n in range(1, _MAX_LOWER_WORDS + 1)
     ]
+    # Spelled by the words' initials ("tempered policy gradient"), or, from a capitalised
+    # first word, by the capitals inside the words ("SUmmarization augmented Policy Optimization").
     spelled = [
         pl.when(
-            pl.col(f"last_{n}").str.extract_all(r"(?:^|[\s-])([A-Za-z])").list.eval(pl.element().str.slice(-1)).list.join("").str.to_lowercase()
-            == pl.col("capitals")
+            (
+                pl.col(f"last_{n}").str.extract_all(r"(?:^|[\s-])([A-Za-z])").list.eval(pl.element().str.slice(-1)).list.join("").str.to_lowercase()
+                == pl.col("capitals")
+            )
+            | (
+                pl.col(f"last_{n}").str.contains(r"^[A-Z]")
+                & (pl.col(f"last_{n}").str.replace_all(r"[^A-Z]", "").str.to_lowercase() == pl.col("capitals"))
+            )
         ).then(pl.col(f"last_{n}"))
         for n in range(1, _MAX_LOWER_WORDS + 1)
     ]
-    return (
+    long_forms = (
         pairs.with_columns(candidates)
         .with_columns(alias=pl.coalesce(spelled))
         .filter(pl.col("alias").str.contains(r"[\s-]") & (pl.col("capitals").str.len_chars() >= 2))
-        .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+    return pl.concat(
+        [
+            long_forms.select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)),
+            # An acronym spelled out before it is a name even with two letters ("Prefix Sampling (PS)").
+            long_forms.select(
+                "arxiv_id", alias="acronym", source=pl.lit("acronym"), set_apart=pl.lit(True), artifact=pl.lit(False), spelled_out=pl.lit(True)
+            ),
+        ],
+        how="diagonal",
     )
 
 
@@ -430,18 +511,65 @@ def _hyphenated_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFr
     )
 
 
+#: Text extracted from PDFs or HTML splits a capital from its word ("P rocess R eward
+#: L earning (PRL)"): runs of two to four such words are joined again.
+_SPLIT_CAPITAL_WORD = r"\b([A-Z]) ([a-z][\w-]+)"
+
+
+def _rejoined_capitals(text: pl.Expr) -> pl.Expr:
+    for run in (4, 3, 2):
+        pattern = r"(\s+)".join([_SPLIT_CAPITAL_WORD] * run)
+        # Groups per word: capital, rest, then the space before the next word.
+        replacement = "".join(f"${{{3 * i + 1}}}${{{3 * i + 2}}}" + (f"${{{3 * i + 3}}}" if i < run - 1 else "") for i in range(run))
+        text = text.str.replace_all(pattern, replacement)
+    return text
+
+
+#: "\textbf{CoLLM-CC}": a name-like word the authors set in bold or italics.
+_EMPHASISED_NAME = r"\\(?:textbf|emph|textit|textsc)\{(" + _NAME + r")\}"
+
+
+def _emphasised_names(papers: pl.DataFrame) -> pl.DataFrame:
+    sentences = (
+        papers.select("arxiv_id", sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"))
+        .explode("sentence")
+        .filter(~pl.col("sentence").str.contains(_CITATION))
+    )
+    return _found(sentences, "sentence", _EMPHASISED_NAME, "named", loose=True).filter(
+        pl.col("alias").str.contains(_NAME_LIKE)
+    )
+
+
+def _without_parts_of_whole_long_forms(parts: pl.DataFrame, wholes: pl.DataFrame) -> pl.DataFrame:
+    """A parenthesis that is one long form ("Agentic Reasoning and Tool Integration in …")
+    is not two names split at its "and"."""
+    inside = (
+        parts.join(wholes.select("arxiv_id", whole="alias"), on="arxiv_id", how="inner")
+        .filter(pl.col("whole").str.contains(pl.col("alias"), literal=True) & (pl.col("whole") != pl.col("alias")))
+        .select("arxiv_id", "alias")
+        .unique()
+    )
+    return parts.join(inside, on=["arxiv_id", "alias"], how="anti")
+
+
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
+    papers = papers.with_columns(abstract=_rejoined_capitals(pl.col("abstract").fill_null("")))
+    emphasised = _emphasised_names(papers)
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
     sentences = _proposal_sentences(papers)
+    whole_long_forms = _long_forms_after_names(sentences)
     found = pl.concat(
         [
             _title_prefixes(papers),
             _title_long_forms(papers),
             _apposition_long_forms(sentences),
             _found(papers, "title", _ACRONYM, "acronym"),
-            _parenthesised(sentences, "sentence"),
+            whole_long_forms,
+            _long_forms_before_names(sentences),
+            _without_parts_of_whole_long_forms(_parenthesised(sentences, "sentence"), whole_long_forms),
+            emphasised,
             _long_forms_before_acronyms(sentences),
             _lower_case_long_forms(sentences),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
@@ -460,20 +588,37 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             ).filter(~pl.col("artifact")),
             _found(sentences, "sentence", _NAMED, "named", runs_on_group=True),
             _found(sentences, "sentence", _NAMED_LAST, "named"),
-        ]
-    )
-    found = pl.concat([found, _hyphenated_variants(papers, found)])
+        ],
+        how="diagonal",
+    ).with_columns(spelled_out=pl.col("spelled_out").fill_null(False))
+    found = pl.concat([found, _hyphenated_variants(papers, found)], how="diagonal")
     return (
-        found.with_columns(alias=_clean(pl.col("alias")))
+        found.with_columns(alias=_clean(pl.col("alias")), spelled_out=pl.col("spelled_out").fill_null(False))
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
-        # Three characters at least, or two with a digit ("R3", "T2").
+        # Three characters at least, or two with a digit ("R3", "T2"), or two capitals
+        # the paper spells out ("Prefix Sampling (PS)").
         .filter(
             (normalized_name(pl.col("alias")).str.len_chars() >= 3)
             | normalized_name(pl.col("alias")).str.contains(r"^(?:[a-z]\d|\d[a-z])$")
+            | (pl.col("spelled_out") & pl.col("alias").str.contains(r"^[A-Z]{2}$"))
         )
         .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED))
-        .drop("set_apart", "artifact")
+        .pipe(_without_truncated_long_forms)
+        .select("arxiv_id", "alias", "source")
     )
+
+
+def _without_truncated_long_forms(found: pl.DataFrame) -> pl.DataFrame:
+    """A long form's tail is not a second name ("Dynamic sAmpling Policy Optimization"
+    inside "Decoupled Clip and Dynamic sAmpling Policy Optimization")."""
+    long_forms = found.filter(pl.col("source") == "long_form").select("arxiv_id", "alias").unique()
+    tails = (
+        long_forms.join(long_forms.rename({"alias": "longer"}), on="arxiv_id")
+        .filter(pl.col("longer").str.ends_with(pl.col("alias")) & (pl.col("longer") != pl.col("alias")))
+        .select("arxiv_id", "alias")
+        .unique()
+    )
+    return found.join(tails.with_columns(source=pl.lit("long_form")), on=["arxiv_id", "alias", "source"], how="anti")
 
 
 def spelling_variants(names: pl.DataFrame) -> pl.DataFrame:
