@@ -102,6 +102,15 @@ def test_large_policy_is_30b_or_more():
         ("Ladders of Hints", "We propose to inject partial solutions into rollouts with an adaptive guidance strength.", "sampling"),
         ("Few Tokens Matter", "We propose selectively updating the tokens that branch the reasoning.", "mask"),
         ("Breathing KL", "We propose GRPO with a dynamic KL strategy that loosens as training goes.", "coefficient"),
+        # Vocabularies of the unseen set's kinds, on invented sentences.
+        ("Old Rollouts Again", "We propose a replay buffer that keeps hard rollouts for later updates.", "sampling"),
+        ("Paired Prompts", "We propose to sample one easy and one hard prompt at each update.", "sampling"),
+        ("Hot and Cold", "We propose a policy over the sampling temperature at each step.", "sampling"),
+        ("Second Chances", "We propose to re-generate rollouts from uncertain tokens of failed answers.", "sampling"),
+        ("Entropy Thermostat", "We propose entropy calibration that keeps each position's entropy above a floor.", "coefficient"),
+        ("Stable Experts", "We propose to rescale the importance ratios of routed tokens before clipping.", "weight"),
+        ("Echo Scores", "We propose a reward mechanism that scores agreement between two roles.", "reward"),
+        ("One Stage", "We propose a single loss that mixes supervised and reinforcement signals.", "new_objective"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
