@@ -273,6 +273,43 @@ def test_formal_proofs_sql_and_video_are_application_domains(abstract):
     assert "-application" in result["screening_reasons"][0]
 
 
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "We propose a policy optimization algorithm for function-calling agents in airline support.",
+        "We propose a new RL algorithm for customer-service agents that use tool calling.",
+    ],
+)
+def test_tool_calling_agents_are_an_application_domain(abstract):
+    result = screening_verdicts(papers(("1", "Helpful Desks", abstract)))
+    assert "-application" in result["screening_reasons"][0]
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "In this study, we investigate how the KL term shapes RLVR, and we report what we find.",
+        "We systematically examine design choices of RL for reasoning models with verifiable rewards.",
+        "We conduct extensive experiments to understand entropy in RLVR and the clipping of the objective.",
+    ],
+)
+def test_empirical_studies_are_studies(abstract):
+    result = screening_verdicts(papers(("1", "What Happens in RL", abstract)))
+    assert "-study" in result["screening_reasons"][0]
+
+
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "We propose a learning rate (LR) scheduler that decays when responses grow, for RLVR.",
+        "We propose an actor-critic method with a shared critic for several cooperating language models.",
+    ],
+)
+def test_schedules_and_critics_are_algorithm_cues(abstract):
+    result = screening_verdicts(papers(("1", "Steadier Training", abstract)))
+    assert "proposes_algorithm" in result["screening_reasons"][0]
+
+
 def test_reinforcement_in_a_title_is_not_reinforce():
     result = screening_verdicts(papers(("1", "History Rhymes: Accelerating LLM Reinforcement Learning with RhymeRL", "")))
     assert "title_policy_optimization" not in result["screening_reasons"][0]
