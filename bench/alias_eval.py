@@ -35,7 +35,14 @@ def labelled_names(labels: pl.DataFrame) -> pl.DataFrame:
         .explode("name")
         .with_columns(name=pl.col("name").str.strip_chars())
         .filter(pl.col("name") != "")
-        .with_columns(normalized=normalized_name(pl.col("name")))
+        # A plural acronym is its singular ("SRMs" is the name SRM), as the rules write it.
+        .with_columns(
+            normalized=normalized_name(
+                pl.when(pl.col("name").str.contains(r"[A-Z]{2,}s$"))
+                .then(pl.col("name").str.strip_chars_end("s"))
+                .otherwise(pl.col("name"))
+            )
+        )
         .unique(["arxiv_id", "normalized"], maintain_order=True)
     )
 

@@ -436,3 +436,36 @@ def test_names_set_in_bold_and_things_the_authors_build():
     )
     assert {"DuoAC-S", "DuoAC-P"} <= set(names(result, "1"))
     assert names(result, "2") == {"Stratus": "we_propose"}
+
+
+def test_lower_case_prefixed_names_our_model_and_trained_names():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Fewer Samples", "We propose kQL (Keyed Quantile Learning), which cuts variance."),
+            ("2", "qMaze-Agent: A Report on Agents", "We release the weights."),
+            ("3", "Cheap Gains", "With verifiable pairs, our model Orca-VP matches RL; our derived Orca-Coder-4B wins."),
+            ("4", "Tools and Tables", "With GymX, we train Tern-R1 to call tools; Tern-R1-8B leads. Our Tern-trained model and our TernBench stay out."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {"kQL": "we_propose", "Keyed Quantile Learning": "long_form"}
+    assert names(result, "2") == {"qMaze-Agent": "title_prefix"}
+    assert {"Orca-VP", "Orca-Coder-4B"} <= set(names(result, "3"))
+    assert {"Tern-R1", "Tern-R1-8B"} <= set(names(result, "4"))
+    assert not {"Tern-trained", "TernBench"} & set(names(result, "4"))
+
+
+def test_enumerated_algorithms_compound_names_and_repeated_capitals():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Three Ideas",
+             "This works through three innovations: (i) a fast sandbox; (ii) KPO-Re, an agentic RL algorithm with a Retry-on-Failure rollout strategy."),
+            ("2", "P2PO-B: Paired Pair Policy Optimization with Budget Bounds", ""),
+            # A reward model the paper introduces is a component, not a released artifact.
+            ("3", "Steps for SQL", "We further introduce StepJudge, a stepwise reward model for queries."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert {"KPO-Re", "Retry-on-Failure"} <= set(names(result, "1"))
+    assert names(result, "2")["Paired Pair Policy Optimization with Budget Bounds"] == "long_form"
+    assert "StepJudge" in names(result, "3")

@@ -50,18 +50,19 @@ ESTABLISHED_NAMES = frozenset(
         "Codeforces", "MMLU", "GPQA", "ALFWorld", "WebShop", "SWE-bench",
         "IOI", "IMO", "ICPC", "GenRM", "IRL", "DAAs", "DAA",
         # two-letter field jargon a paper may spell out ("Monte Carlo (MC)")
-        "MC", "LR", "ID", "RS", "SL", "IL", "CE", "ES", "VQA",
+        "MC", "LR", "ID", "RS", "SL", "IL", "CE", "ES", "VQA", "dLLM", "dLLMs",
     }
 )
 
 _SEPARATORS = r"[\s\-_.]+"
 #: A method name: a capitalised token, optionally with -, . or digits inside and ++ after
-#: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), or "Dr. GRPO"-style honorific names.
-_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:\+\+)?)"
+#: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), "Dr. GRPO"-style honorific names, or
+#: a lower-case prefix before capitals ("vOPD", "rStar2-Agent").
+_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
 _PROPOSING = (
     r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
-    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?|build|builds|built)\s+)"
+    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?|build|builds|built|train)\s+)"
 )
 _WE_PROPOSE = (
     _PROPOSING
@@ -90,7 +91,7 @@ _AUTHORS_OWN = r"(?i)\b(?:we|us|our|this (?:paper|work|study)|novel)\b"
 #: the paper releases, which threads and configs use for the artifact, not a method.
 _ARTIFACT_APPOSITION = r"(\s*(?:a|an|the)\s[^.;,]{0,60}?\b(?:models?|datasets?|benchmarks?|corpus|corpora)\b)?"
 #: ... unless the apposition names a method first ("Intuitor, an RLIF method that uses a model's …").
-_METHOD_NOUN = r"(?i)\b(?:method|algorithm|approach|framework|objective|loss|technique|paradigm|recipe|estimator)\b"
+_METHOD_NOUN = r"(?i)\b(?:method|algorithm|approach|framework|objective|loss|technique|paradigm|recipe|estimator|reward models?|verifiers?|critics?)\b"
 #: Words that open a title prefix which is a phrase, not a name ("Understanding R1-Zero-Like Training:").
 _PHRASE_OPENERS = r"(?i)^(?:part|on|towards?|beyond|understanding|rethinking|revisiting|learning|from|back|when|why|how|what|is|are|do|does|can|the|a|an)\b"
 _ROMAN = r"^[IVX]+$"
@@ -114,7 +115,7 @@ _LONG_NAME = r"[A-Z][\w*^+@–-]*(?:\s+(?:" + _INNER_WORD + "|" + _CONNECTOR + r
 #: "we propose a novel prompt-selection method, Pre-PPO": a method noun, then its name.
 _METHOD_THEN_NAME = (
     _PROPOSING
-    + r"(?:a|an|the|our)\s+(?:[\w-]+\s+){0,4}?(?:method|algorithm|framework|approach|technique|objective|estimator|paradigm|recipe|mechanism|strategy|regularizer),?\s+"
+    + r"(?:a|an|the|our)\s+(?:[\w-]+\s+){0,4}?(?:method|algorithm|framework|approach|technique|objective|estimator|paradigm|recipe|mechanism|strategy|regularizer|version|variant|metric),?\s+"
     + r"(?i:(?:called|named|termed|dubbed)\s+)?"
     + _LATEX_WRAP
     + "("
@@ -130,6 +131,21 @@ _ENUMERATED = (
     r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*("
     + _NAME
     + r")(?:\s*,|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc)\w*)"
+)
+#: "our model Zeno-VP achieves", "our derived Zeno-Coder-4B": the authors' own model or
+#: method named right after "our", where the name has two capitals or a digit.
+_OUR_NAMED = r"\b[Oo]ur\s+(?:(?:final|derived|resulting|trained|proposed)\s+)?(?:(?:model|method|algorithm|approach|agent|policy),?\s+)?(" + _NAME + r")\b"
+#: A benchmark's name ("CodeBench", "Math-bench"): the paper's artifact, not its method.
+_BENCHMARK_NAME = r"(?i)bench$"
+#: "(ii) XPO-Ro, an agentic RL algorithm with …": an enumerated item that names an
+#: algorithm or method, in any sentence (a list of innovations need not say "we").
+_ENUMERATED_METHOD = (
+    r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(" + _NAME + r"),\s+(?:an?|the)\s+[^,;()]{0,40}?\b(?:algorithm|method|objective|estimator|technique|loss)\b"
+)
+#: "with a Resample-on-Correct rollout strategy": a hyphenated capitalised compound
+#: before a method noun.
+_COMPOUND_BEFORE_NOUN = (
+    r"\b(?:a|an|the|our)\s+([A-Z][a-z]+(?:-[a-z]+)*-[A-Z][a-z]+)\s+(?:[\w-]+\s+)?(?:strategy|mechanism|method|scheme|algorithm|technique|objective|loss|estimator)\b"
 )
 #: "Our system, EigenData, is ...": the authors' own thing, named in apposition.
 _OUR_THING_NAMED = r"(?i:\b(?:our|the proposed)\s+(?:[\w-]+\s+)?(?:system|method|framework|approach|algorithm|technique|engine|library),\s+)(" + _NAME + r"),"
@@ -219,7 +235,7 @@ def _title_prefixes(papers: pl.DataFrame) -> pl.DataFrame:
         .explode("alias")
         .with_columns(alias=pl.col("alias").str.strip_chars(), words=pl.col("alias").str.count_matches(r"\S+"))
         .filter(
-            ((pl.col("words") == 1) & pl.col("alias").str.contains(r"^[A-Z]"))
+            ((pl.col("words") == 1) & pl.col("alias").str.contains(r"^(?:[A-Z]|[a-z]{1,2}[A-Z])"))
             | ((pl.col("words") == 2) & pl.col("alias").str.contains(_NAME_LIKE))
         )
         .filter(~pl.col("alias").str.contains(_ROMAN))
@@ -248,7 +264,10 @@ def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bo
     most one capitalised word more than the name has capitals (a title's phrase, "A
     Large-Scale Asynchronous RL System", is not the long form of "AReaL"); the second
     test is left out where the sentence itself says which is the long form."""
-    capitals = name.str.replace_all(r"[^A-Z]", "")
+    # "G2RPO" is "GGRPO", "A3PO" is "AAAPO".
+    capitals = (
+        name.str.replace_all(r"([A-Z])3", "${1}${1}${1}").str.replace_all(r"([A-Z])2", "${1}${1}").str.replace_all(r"[^A-Z]", "")
+    )
     in_order = long_form.str.replace_all(r"[^A-Z]", "").str.contains(
         pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
     )
@@ -577,6 +596,13 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
             _found(sentences, "sentence", _ENUMERATED, "enumerated"),
             _found(papers, "abstract", _OUR_THING_NAMED, "named", loose=True),
+            _found(papers, "abstract", _OUR_NAMED, "named").filter(
+                pl.col("alias").str.contains(_NAME_LIKE)
+                & ~pl.col("alias").str.contains(_ADJECTIVE_SUFFIX)
+                & ~pl.col("alias").str.contains(_BENCHMARK_NAME)
+            ),
+            _found(papers, "abstract", _ENUMERATED_METHOD, "enumerated"),
+            _found(papers, "abstract", _COMPOUND_BEFORE_NOUN, "named"),
             _found(
                 sentences,
                 "sentence",
