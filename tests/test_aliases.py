@@ -469,3 +469,17 @@ def test_enumerated_algorithms_compound_names_and_repeated_capitals():
     assert {"KPO-Re", "Retry-on-Failure"} <= set(names(result, "1"))
     assert names(result, "2")["Paired Pair Policy Optimization with Budget Bounds"] == "long_form"
     assert "StepJudge" in names(result, "3")
+
+
+def test_listed_sizes_two_names_joined_by_and_and_model_families():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Better Coders", "Our derived Zeno-Coder-7B and 14B models beat Qwen2.5-Math-7B."),
+            ("2", "Long Trips", "We build Zeno-Travel and Zeno-Research, two suites. We propose Rock and Roll (RnR)."),
+            ("3", "Long Lists", "Our recipe is designed in three steps: (1) mid-training; (2) Rollout DPO leveraging pairs; (3) RL."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert set(names(result, "1")) == {"Zeno-Coder-7B", "Zeno-Coder-14B"}
+    assert {"Zeno-Travel", "Zeno-Research", "Rock and Roll"} <= set(names(result, "2"))
+    assert "Rollout DPO" in names(result, "3")

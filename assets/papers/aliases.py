@@ -58,7 +58,7 @@ _SEPARATORS = r"[\s\-_.]+"
 #: A method name: a capitalised token, optionally with -, . or digits inside and ++ after
 #: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), "Dr. GRPO"-style honorific names, or
 #: a lower-case prefix before capitals ("vOPD", "rStar2-Agent").
-_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
+_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:@[A-Za-z0-9]+)?(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
 _PROPOSING = (
     r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
@@ -130,7 +130,8 @@ _NAMED_LONG = r"(?i:\b(?:named|called|dubbed|termed|coined)\s+(?:as\s+)?)[\"'“
 _ENUMERATED = (
     r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*("
     + _NAME
-    + r")(?:\s*,|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc)\w*)"
+    # ... of one word, or two where the second looks like a name ("Rollout DPO").
+    + r"(?:\s+[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)?)(?:\s*,|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc)\w*)"
 )
 #: "our model Zeno-VP achieves", "our derived Zeno-Coder-4B": the authors' own model or
 #: method named right after "our", where the name has two capitals or a digit.
@@ -147,6 +148,11 @@ _ENUMERATED_METHOD = (
 _COMPOUND_BEFORE_NOUN = (
     r"\b(?:a|an|the|our)\s+([A-Z][a-z]+(?:-[a-z]+)*-[A-Z][a-z]+)\s+(?:[\w-]+\s+)?(?:strategy|mechanism|method|scheme|algorithm|technique|objective|loss|estimator)\b"
 )
+#: "we train Zeno-R1 to use tools": the authors' own model, by a name-like word.
+_WE_TRAIN = r"\b[Ww]e (?:then |further |also )?train (" + _NAME + r")\b"
+#: Released sizes of the established model families are the checkpoints a paper starts
+#: from ("Qwen2.5-Math-7B"), never its name.
+_MODEL_FAMILY = r"(?i)^(?:Qwen|Llama|Mistral|Mixtral|Gemma|GPT|DeepSeek|Phi|OLMo|Claude|Gemini|InternLM|GLM)[\d.-].*-\d+(?:\.\d+)?[BM]\b"
 #: "Our system, EigenData, is ...": the authors' own thing, named in apposition.
 _OUR_THING_NAMED = r"(?i:\b(?:our|the proposed)\s+(?:[\w-]+\s+)?(?:system|method|framework|approach|algorithm|technique|engine|library),\s+)(" + _NAME + r"),"
 #: A parenthesis that holds names: one name ("(GSPO)"), two ("(PSR and NSR)") or a long
@@ -502,13 +508,49 @@ _VARIANT_SUFFIX = r"(?:-[A-Za-z0-9][\w.]*[A-Za-z0-9])+\b"
 _ADJECTIVE_SUFFIX = r"(?i)-(?:based|style|like|level|specific|free|aware|guided|driven|only|wise|type|related|trained|tuned|enhanced)\b"
 
 
+#: Sizes listed after a sized name: "Zeno-7B and 14B", "Zeno-1.5B, 7B and 32B".
+_SIZE = r"\d+(?:\.\d+)?[BM]\b"
+_MORE_SIZES = r"(?:(?:,\s*|\s+and\s+|\s*/\s*)" + _SIZE + r")+"
+
+
+def _listed_sizes(papers: pl.DataFrame, stems: pl.DataFrame) -> pl.DataFrame:
+    """"Zeno-Coder-7B and 14B models": Zeno-Coder-14B is a released size too."""
+    return (
+        papers.select("arxiv_id", "abstract")
+        .join(stems, on="arxiv_id")
+        .select(
+            "arxiv_id",
+            "stem",
+            listing=pl.col("abstract").str.extract_all(
+                pl.col("stem").str.escape_regex() + pl.lit("-" + _SIZE + _MORE_SIZES)
+            ),
+        )
+        .explode("listing")
+        .drop_nulls("listing")
+        .select("arxiv_id", "stem", size=pl.col("listing").str.extract_all(_SIZE))
+        .explode("size")
+        .select(
+            "arxiv_id",
+            alias=pl.col("stem") + "-" + pl.col("size"),
+            source=pl.lit("named"),
+            set_apart=pl.lit(True),
+            artifact=pl.lit(False),
+        )
+    )
+
+
 def _hyphenated_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFrame:
     """"MiMo-7B", "MiMo-7B-RL", "Light-R1-32B-DS", "Guide-GRPO": a name the paper
-    introduces with a size or a variant's word joined by a hyphen, as the abstract writes it."""
+    introduces with a size or a variant's word joined by a hyphen, as the abstract writes it,
+    and the other sizes listed after a sized one."""
     stems = names.filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart")).select(
         "arxiv_id", stem=pl.col("alias")
     ).unique()
-    return (
+    # "Zeno-Coder-7B" names the stem "Zeno-Coder" for the sizes listed after it.
+    sized_stems = (
+        names.select("arxiv_id", stem=pl.col("alias").str.extract("^(.+)-" + _SIZE + "$", 1)).drop_nulls("stem").unique()
+    )
+    hyphenated = (
         papers.select("arxiv_id", "abstract")
         .join(stems, on="arxiv_id")
         .select(
@@ -528,6 +570,7 @@ def _hyphenated_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFr
             artifact=pl.lit(False),
         )
     )
+    return pl.concat([hyphenated, _listed_sizes(papers, pl.concat([stems, sized_stems]).unique())])
 
 
 #: Text extracted from PDFs or HTML splits a capital from its word ("P rocess R eward
@@ -602,6 +645,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
                 & ~pl.col("alias").str.contains(_BENCHMARK_NAME)
             ),
             _found(papers, "abstract", _ENUMERATED_METHOD, "enumerated"),
+            _found(papers, "abstract", _WE_TRAIN, "named").filter(pl.col("alias").str.contains(_NAME_LIKE)),
             _found(papers, "abstract", _COMPOUND_BEFORE_NOUN, "named"),
             _found(
                 sentences,
@@ -619,7 +663,17 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     ).with_columns(spelled_out=pl.col("spelled_out").fill_null(False))
     found = pl.concat([found, _hyphenated_variants(papers, found)], how="diagonal")
     return (
-        found.with_columns(alias=_clean(pl.col("alias")), spelled_out=pl.col("spelled_out").fill_null(False))
+        found.with_columns(
+            # "Zeno-Travel and Zeno-Research" are two names.
+            alias=pl.when(
+                pl.col("alias").str.contains(r"^\S+ and \S+$")
+                & pl.col("alias").str.split(" and ").list.eval(pl.element().str.contains(_NAME_LIKE)).list.all()
+            )
+            .then(pl.col("alias").str.split(" and "))
+            .otherwise(pl.concat_list(pl.col("alias")))
+        )
+        .explode("alias")
+        .with_columns(alias=_clean(pl.col("alias")), spelled_out=pl.col("spelled_out").fill_null(False))
         .filter(pl.col("alias").str.contains(_NAME_LIKE) | pl.col("set_apart"))
         # Three characters at least, or two with a digit ("R3", "T2"), or two capitals
         # the paper spells out ("Prefix Sampling (PS)").
@@ -628,7 +682,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             | normalized_name(pl.col("alias")).str.contains(r"^(?:[a-z]\d|\d[a-z])$")
             | (pl.col("spelled_out") & pl.col("alias").str.contains(r"^[A-Z]{2}$"))
         )
-        .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED))
+        .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED) & ~pl.col("alias").str.contains(_MODEL_FAMILY))
         .pipe(_without_truncated_long_forms)
         .select("arxiv_id", "alias", "source")
     )
