@@ -111,6 +111,11 @@ def test_large_policy_is_30b_or_more():
         ("Stable Experts", "We propose to rescale the importance ratios of routed tokens before clipping.", "weight"),
         ("Echo Scores", "We propose a reward mechanism that scores agreement between two roles.", "reward"),
         ("One Stage", "We propose a single loss that mixes supervised and reinforcement signals.", "new_objective"),
+        ("Branching Out", "We propose to re-generate at uncertain pivot tokens and train on both branches.", "sampling"),
+        ("No Labels Needed", "We propose a fully unsupervised recipe: the policy learns from its own agreement.", "reward"),
+        ("Spread the Mass", "We propose a penalty on the policy's distribution over correct answers.", "new_objective"),
+        ("Stop Rambling", "We propose a penalty on redundant steps once the answer is found.", "reward"),
+        ("Stale Is Fine", "We propose to train GRPO on off-policy samples from a lagged actor.", "sampling"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
