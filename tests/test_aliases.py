@@ -483,3 +483,17 @@ def test_listed_sizes_two_names_joined_by_and_and_model_families():
     assert set(names(result, "1")) == {"Zeno-Coder-7B", "Zeno-Coder-14B"}
     assert {"Zeno-Travel", "Zeno-Research", "Rock and Roll"} <= set(names(result, "2"))
     assert "Rollout DPO" in names(result, "3")
+
+
+def test_names_the_authors_investigate_or_formulate_and_parts_a_named_method_introduces():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Small Models Learn", "To help small models, we investigate Hinted GRPO, which injects partial steps."),
+            ("2", "Seeing Matters", "We formulate Pixel Reliance Score, quantifying how much a token needs the image."),
+            ("3", "Zeno-2: Agents at Scale", "Zeno-2 introduces Hive Mind, a parallel agent framework for long tasks."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert "Hinted GRPO" in names(result, "1")
+    assert "Pixel Reliance Score" in names(result, "2")
+    assert "Hive Mind" in names(result, "3")

@@ -62,7 +62,7 @@ _NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
 _PROPOSING = (
     r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
-    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?|build|builds|built|train)\s+)"
+    r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?|build|builds|built|train|formulate[sd]?|investigate[sd]?)\s+)"
 )
 _WE_PROPOSE = (
     _PROPOSING
@@ -82,7 +82,7 @@ _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
 _NAMED_LAST = r"(?i:\b(?:named|namely|called|dubbed|termed)\s+)" + _NAME + r"(?:\s*,\s*" + _NAME + r")*,?\s+and\s+(" + _NAME + ")"
 #: A sentence that cites others ("we adopt X (Smith et al., 2025)"): its names are theirs.
 _CITATION = r"\bet al\b|\[\d+(?:[,\s-]+\d+)*\]"
-_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|at the (?:core|heart) of)"
+_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|investigat|at the (?:core|heart) of)"
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.
@@ -147,6 +147,15 @@ _ENUMERATED_METHOD = (
 #: before a method noun.
 _COMPOUND_BEFORE_NOUN = (
     r"\b(?:a|an|the|our)\s+([A-Z][a-z]+(?:-[a-z]+)*-[A-Z][a-z]+)\s+(?:[\w-]+\s+)?(?:strategy|mechanism|method|scheme|algorithm|technique|objective|loss|estimator)\b"
+)
+#: "Zeno-2 introduces Hive Mind, a parallel agent framework": a named method or model
+#: that introduces a named part of its own.
+_NAME_INTRODUCES = (
+    r"\b(?:[A-Z][\w.-]*\d[\w.-]*|[A-Z][\w-]*[A-Z][\w-]*) (?:further |also )?(?:introduces|proposes|presents) ("
+    + _LONG_NAME
+    + "|"
+    + _NAME
+    + r"),\s+(?:a|an)\s"
 )
 #: "we train Zeno-R1 to use tools": the authors' own model, by a name-like word.
 _WE_TRAIN = r"\b[Ww]e (?:then |further |also )?train (" + _NAME + r")\b"
@@ -645,6 +654,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
                 & ~pl.col("alias").str.contains(_BENCHMARK_NAME)
             ),
             _found(papers, "abstract", _ENUMERATED_METHOD, "enumerated"),
+            _found(papers, "abstract", _NAME_INTRODUCES, "named", loose=True),
             _found(papers, "abstract", _WE_TRAIN, "named").filter(pl.col("alias").str.contains(_NAME_LIKE)),
             _found(papers, "abstract", _COMPOUND_BEFORE_NOUN, "named"),
             _found(
