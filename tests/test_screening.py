@@ -116,6 +116,12 @@ def test_large_policy_is_30b_or_more():
         ("Spread the Mass", "We propose a penalty on the policy's distribution over correct answers.", "new_objective"),
         ("Stop Rambling", "We propose a penalty on redundant steps once the answer is found.", "reward"),
         ("Stale Is Fine", "We propose to train GRPO on off-policy samples from a lagged actor.", "sampling"),
+        ("Shared Prefix Advantage Splitting", "We propose to split groups at shared prefixes for GRPO.", "advantage"),
+        ("Little Helpers", "We propose a hint injection framework that adds key steps while training.", "sampling"),
+        ("Grown Trees", "We propose a rollout algorithm that grows tree-structured rollouts from uncertain tokens.", "sampling"),
+        ("Sure Mistakes", "We propose Certainty-Weighted Negative Updates for wrong answers.", "weight"),
+        ("Judged Steps", "We propose to score each wrong answer with a step-wise judge model.", "reward"),
+        ("Only the Good", "We propose a method where learning happens only from positive rollouts.", "mask"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
