@@ -497,3 +497,20 @@ def test_names_the_authors_investigate_or_formulate_and_parts_a_named_method_int
     assert "Hinted GRPO" in names(result, "1")
     assert "Pixel Reliance Score" in names(result, "2")
     assert "Hive Mind" in names(result, "3")
+
+
+def test_dashed_long_forms_component_lists_our_long_forms_and_greek_letters():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Replays", "We present RLSR—Reinforcement Learning with Stored Rollouts—a two-phase framework."),
+            ("2", "Three Parts", "Our framework introduces three key components: (1) Graph Guided Reward Shaping, integrating "
+             "scores; (2) Step-aware Advantage Estimation, which splits outputs; and (3) Online Difficulty Scheduler, ordering prompts."),
+            ("3", "Clinics", "First, our Evidence-Oriented Sampling Plan (EOSP) mixes curated data with synthesis."),
+            ("4", "Credit Traces", "In this work, we present KPO-$\\lambda$, a novel extension of KPO with eligibility traces."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert "Reinforcement Learning with Stored Rollouts" in names(result, "1")
+    assert {"Graph Guided Reward Shaping", "Step-aware Advantage Estimation", "Online Difficulty Scheduler"} <= set(names(result, "2"))
+    assert {"EOSP", "Evidence-Oriented Sampling Plan"} <= set(names(result, "3"))
+    assert "KPO-λ" in names(result, "4")

@@ -58,7 +58,7 @@ _SEPARATORS = r"[\s\-_.]+"
 #: A method name: a capitalised token, optionally with -, . or digits inside and ++ after
 #: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), "Dr. GRPO"-style honorific names, or
 #: a lower-case prefix before capitals ("vOPD", "rStar2-Agent").
-_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*(?:@[A-Za-z0-9]+)?(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
+_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9α-ω]+)*(?:@[A-Za-z0-9]+)?(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
 _PROPOSING = (
     r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
@@ -82,7 +82,11 @@ _ACRONYM = r"\(\s*(" + _NAME + r")\s*\)"
 _NAMED_LAST = r"(?i:\b(?:named|namely|called|dubbed|termed)\s+)" + _NAME + r"(?:\s*,\s*" + _NAME + r")*,?\s+and\s+(" + _NAME + ")"
 #: A sentence that cites others ("we adopt X (Smith et al., 2025)"): its names are theirs.
 _CITATION = r"\bet al\b|\[\d+(?:[,\s-]+\d+)*\]"
-_PROPOSAL_SENTENCE = r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|investigat|at the (?:core|heart) of)"
+_PROPOSAL_SENTENCE = (
+    r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|investigat|at the (?:core|heart) of|(?:core|key) components?)"
+    # "First, our Reasoning-Oriented Data Strategy (RODS) combines …"
+    + r"|\b[Oo]ur\s+[A-Z][^()]{3,80}\(\s*[A-Z]"
+)
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.
@@ -133,6 +137,8 @@ _ENUMERATED = (
     # ... of one word, or two where the second looks like a name ("Rollout DPO").
     + r"(?:\s+[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)?)(?:\s*,|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc)\w*)"
 )
+#: "(2) Reasoning-aware Advantage Estimation, which …": an enumerated long name.
+_ENUMERATED_LONG = r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(" + _LONG_NAME + r")\s*(?:,|\s+(?:which|that|to)\b)"
 #: "our model Zeno-VP achieves", "our derived Zeno-Coder-4B": the authors' own model or
 #: method named right after "our", where the name has two capitals or a digit.
 _OUR_NAMED = r"\b[Oo]ur\s+(?:(?:final|derived|resulting|trained|proposed)\s+)?(?:(?:model|method|algorithm|approach|agent|policy),?\s+)?(" + _NAME + r")\b"
@@ -296,11 +302,20 @@ def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bo
 _LONG_FORM_APPOSITION = (
     r"(" + _NAME + r"),\s+(?:(?:a|an|the)\s+)?(" + _LONG_NAME + r")\s+(?:framework|method|methodology|algorithm|approach|paradigm|technique)\b"
 )
-#: "We propose DiZZPO, Diffusion Zig Zag Policy Optimization, a …" or "XPO: Xenial Policy
-#: Optimization – a …": the long form set off by commas, a colon or a dash, or ending the sentence.
-_LONG_FORM_SET_OFF = r"(" + _NAME + r")(?:,|:)\s+(" + _LONG_NAME + r")\s*(?:,|[-–—]\s|\.?$)"
+#: "We propose DiZZPO, Diffusion Zig Zag Policy Optimization, a …", "XPO: Xenial Policy
+#: Optimization – a …" or "XPO—Xenial Policy Optimization—a …": the long form set off by
+#: commas, a colon or dashes, or ending the sentence.
+_LONG_FORM_SET_OFF = r"(" + _NAME + r")(?:(?:,|:)\s+|\s*[—–]\s*)(" + _LONG_NAME + r")\s*(?:,|[-–—]\s|[—–]|\.?$)"
 #: LaTeX that hides a name: "{\bf R}^2{\bf VPO}", "$A$*-PO", "\textbf{KDRL}", "{Quantile Advantage Estimation}".
 _LATEX_MARKUP = r"\\(?:textbf|emph|textit|textsc|texttt|mathbf|mathrm|bf|it)\b\s*|[{}$^]"
+#: LaTeX Greek letters in names ("GRPO-$\\lambda$"), written as the letters.
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "lambda": "λ", "mu": "μ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω"}
+
+
+def _with_greek_letters(text: pl.Expr) -> pl.Expr:
+    for name, letter in _GREEK.items():
+        text = text.str.replace_all(r"\\" + name + r"\b", letter)
+    return text
 
 
 def _apposition_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
@@ -626,7 +641,10 @@ def _without_parts_of_whole_long_forms(parts: pl.DataFrame, wholes: pl.DataFrame
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
-    papers = papers.with_columns(abstract=_rejoined_capitals(pl.col("abstract").fill_null("")))
+    papers = papers.with_columns(
+        title=_with_greek_letters(pl.col("title").fill_null("")).str.replace_all(r"[$^{}]", ""),
+        abstract=_with_greek_letters(_rejoined_capitals(pl.col("abstract").fill_null(""))),
+    )
     emphasised = _emphasised_names(papers)
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
     sentences = _proposal_sentences(papers)
@@ -647,6 +665,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
             _found(sentences, "sentence", _ENUMERATED, "enumerated"),
+            _found(sentences, "sentence", _ENUMERATED_LONG, "long_form", loose=True),
             _found(papers, "abstract", _OUR_THING_NAMED, "named", loose=True),
             _found(papers, "abstract", _OUR_NAMED, "named").filter(
                 pl.col("alias").str.contains(_NAME_LIKE)
