@@ -310,6 +310,20 @@ def test_empirical_studies_are_studies(abstract):
 
 
 @pytest.mark.parametrize(
+    ("title", "abstract", "rule"),
+    [
+        ("Guessing Hard Prompts", "We predict each prompt's success online and use prompt selection for RL finetuning.", "difficulty_selection"),
+        ("Helping Hands", "We add partial-solution hints to hard questions during RL and withdraw them later.", "difficulty_selection"),
+        ("Terse Thinking via RL", "A second RL phase on a few problems can shorten the chain of thought a lot.", "length_reward"),
+        ("Worse Mistakes", "We propose Certainty-Weighted Negative Updates that punish confident errors more in RLVR.", "proposes_algorithm"),
+    ],
+)
+def test_vocabularies_of_general_methods(title, abstract, rule):
+    result = screening_verdicts(papers(("1", title, abstract)))
+    assert rule in result["screening_reasons"][0]
+
+
+@pytest.mark.parametrize(
     "abstract",
     [
         "We propose a learning rate (LR) scheduler that decays when responses grow, for RLVR.",

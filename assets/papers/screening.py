@@ -78,7 +78,7 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("title_policy_optimization", 3, "title", r"(?i:policy optimi[sz]ation|policy gradient|trust region)|\b[A-Z][\w-]*PO\b|-GRPO\b|\bGRPO-|\bREINFORCE\b|\bReinforce\b"),
     ("title_rl_mechanism", 2, "title", r"(?i)clip|entropy|advantage|baseline|exploration|off-policy|on-policy|KL\b|token|reward (?:shap|estimat)|rollouts|sampling|regulari[sz]|loss"),
     ("names_an_algorithm", 3, "proposal", r"(?i)\b(?:algorithms?\b|policy optimi[sz]ation \()"),
-    ("proposes_algorithm", 2, "proposal", r"(?i)\b(?:algorithm|optimization method|method for (?:training|fine-tuning|optimi[sz]ing)|objective|estimator|regulari[sz]\w*|policy optimi[sz]ation|policy gradient|advantage|clip\w*|weigh(?:t)?ing|re-?weigh\w*|unbiased gradients?|baseline|loss|surrogate|trust region|mask\w*|normali[sz]ation|importance (?:sampling|ratio|weight)|actor-critic|critics?\b|value (?:model|function)|\bLR schedul\w*|learning[- ]rate (?:\(LR\) )?(?:schedul\w*|decay|warm-?up))"),
+    ("proposes_algorithm", 2, "proposal", r"(?i)\b(?:algorithm|optimization method|method for (?:training|fine-tuning|optimi[sz]ing)|objective|estimator|regulari[sz]\w*|policy optimi[sz]ation|policy gradient|advantage|clip\w*|weigh(?:t)?ing|re-?weigh\w*|\w+-weighted|unbiased gradients?|baseline|loss|surrogate|trust region|mask\w*|normali[sz]ation|importance (?:sampling|ratio|weight)|actor-critic|critics?\b|value (?:model|function)|\bLR schedul\w*|learning[- ]rate (?:\(LR\) )?(?:schedul\w*|decay|warm-?up))"),
     # A general RL algorithm introduced anywhere, a model report included ("we propose
     # XPO, a novel RL algorithm"; "(1) XPO stabilizes RL training via ...").
     ("named_rl_algorithm", 5, "body", r"(?i)\b(?:novel|new)\s+(?:[\w-]+\s+){0,2}?(?:RL|reinforcement learning|policy[- ]optimi[sz]ation|policy[- ]gradient)\s+(?:algorithm|method|objective)"),
@@ -90,9 +90,9 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     # concise reasoning, a reward that comes from rubrics, a judge or the policy itself (but
     # not a paper whose product is the reward model), and prompts or problems chosen by
     # their difficulty (curricula, self-play proposers).
-    ("length_reward", 2, "body", r"(?i)length penalt|penali[sz]\w* (?:long|lengthy|verbose)|penalty for (?:output|response|reasoning) length|overthinking|(?:CoT|chain[- ]of[- ]thought) compression|concise (?:responses|reasoning|outputs)"),
+    ("length_reward", 2, "text", r"(?i)length penalt|(?:reduc|shorten)\w* (?:the )?(?:[\w']+ ){0,2}(?:chains? of thought|reasoning length|response length)|penali[sz]\w* (?:long|lengthy|verbose)|penalty for (?:output|response|reasoning) length|overthinking|(?:CoT|chain[- ]of[- ]thought) compression|concise (?:responses|reasoning|outputs)"),
     ("reward_source", 2, "body", r"(?i)rubric|self-rewards?\b|self-judg\w*|(?:model-based|generative|soft) rewards?|reward specification|without (?:ground[- ]truth|reference) (?:answers|solutions)&!(?i)RewardBench|RM-?Bench|\bGRMs?\b|reward[- ]model(?:ing)? (?:benchmarks|accuracy|framework)"),
-    ("difficulty_selection", 2, "body", r"(?i)self-play|\bproposer\b|curriculum|difficulty (?:distribution|filter\w*)|of (?:appropriate|intermediate|moderate) difficulty|intermediate accuracy|zero-variance prompts"),
+    ("difficulty_selection", 2, "body", r"(?i)self-play|\bproposer\b|curriculum|difficulty (?:distribution|filter\w*)|of (?:appropriate|intermediate|moderate) difficulty|intermediate accuracy|zero-variance prompts|prompt (?:selection|difficulty)|select\w* (?:the )?(?:most )?(?:informative|challenging|useful) prompts|\bhints?\b"),
     ("general_rl_setting", 1, "body", r"(?i)RLVR|verifiable rewards?|RLHF|mathematical reasoning|reasoning (?:tasks|benchmarks|capabilit)"),
     # Not a training method: systems, model reports, applications, studies, other fields.
     ("system_proposed", -3, "proposal", _SYSTEM),
