@@ -122,7 +122,7 @@ def test_large_policy_is_30b_or_more():
         ("Sure Mistakes", "We propose Certainty-Weighted Negative Updates for wrong answers.", "weight"),
         ("Judged Steps", "We propose to score each wrong answer with a step-wise judge model.", "reward"),
         ("Only the Good", "We propose a method where learning happens only from positive rollouts.", "mask"),
-        ("Rethinking Importance Sampling for Long Outputs", "We propose per-prefix ratios with adaptive clipping bounds.", "weight"),
+        ("Rethinking Importance Sampling for Long Outputs", "We propose cumulative per-prefix ratios for long outputs.", "weight"),
         ("Keep What You Know", "We propose a hinge-KL regularizer on solved prompts.", "coefficient"),
     ],
 )
