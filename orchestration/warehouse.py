@@ -4,6 +4,11 @@ Every write goes through one transaction (delete the slice, insert the new rows)
 failure or a killed process leaves the previous rows whole, and writing the same slice
 twice gives the same rows. Tables are created from the first frame written to them and
 gain columns when a later frame brings new ones.
+
+Derived tables are written, audited, then published: `stage` puts the new rows in
+`staging.<schema>__<table>`, the blocking checks read them there, and `publish_staged`
+swaps them in and drops the staging table in one transaction. Rows that fail a check stay
+staged for inspection, and the published table keeps its rows.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 from dagster_duckdb import DuckDBResource
+from pydantic import PrivateAttr
 
 from orchestration.tables import Table
 
-SCHEMAS = ("raw", "core", "metrics")
+SCHEMAS = ("raw", "core", "metrics", "staging")
 
 #: Name of the Dagster pool every warehouse writer runs in (limit 1: DuckDB takes one
 #: writer process at a time, so a backfill must never run two writers at once).
@@ -147,12 +153,56 @@ def upsert_rows(
     return frame.height
 
 
+def staging_table(table: str) -> str:
+    """Where the new rows of `table` wait for their checks: `staging.core__evidence`."""
+    return f"staging.{table.replace('.', '__')}"
+
+
+def stage(conn: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> str:
+    """Write `frame` as the staged rows of `table` (replacing rows staged before); return
+    the staging table's name."""
+    staged = staging_table(table)
+    conn.register("staged_rows", frame.to_arrow())
+    try:
+        conn.execute(f"CREATE OR REPLACE TABLE {_quote(staged)} AS SELECT * FROM staged_rows")
+    finally:
+        conn.unregister("staged_rows")
+    return staged
+
+
+def publish_staged(
+    conn: duckdb.DuckDBPyConnection, table: str, where: str | None = None, params: Sequence[object] = ()
+) -> None:
+    """Swap the staged rows of `table` in, in one transaction with dropping them: the
+    whole table, or (with `where`) the slice it selects."""
+    staged = _quote(staging_table(table))
+    with _transaction(conn):
+        if where is None:
+            conn.execute(f"CREATE OR REPLACE TABLE {_quote(table)} AS SELECT * FROM {staged}")
+        else:
+            _ensure_table(conn, table, staged)
+            conn.execute(f"DELETE FROM {_quote(table)} WHERE {where}", list(params))
+            conn.execute(f"INSERT INTO {_quote(table)} BY NAME SELECT * FROM {staged}")
+        conn.execute(f"DROP TABLE {staged}")
+
+
 def read_frame(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
     return conn.execute(sql, list(params)).pl()
 
 
+def read_table(conn: duckdb.DuckDBPyConnection, table: Table, columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """All rows of `table` (none before it exists) with the contract's types, or only
+    `columns`: DuckDB gives UTC times back as `Etc/UTC`, which polars will not mix with `UTC`."""
+    frame = read_frame(conn, f"SELECT * FROM {_quote(table.name)}") if table_exists(conn, table.name) else table.empty()
+    frame = frame.cast({column: dtype for column, dtype in table.schema.items() if column in frame.columns})
+    return frame.select(columns) if columns is not None else frame
+
+
 class Warehouse(DuckDBResource):
     """The tracker's DuckDB file (TRACKER_DUCKDB_PATH, default data/tracker.duckdb)."""
+
+    #: The connection of the open `session`, which every `connect` inside it reuses.
+    _session: duckdb.DuckDBPyConnection | None = PrivateAttr(default=None)
 
     @classmethod
     def _is_dagster_maintained(cls) -> bool:
@@ -160,11 +210,33 @@ class Warehouse(DuckDBResource):
 
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        if self._session is not None:
+            yield self._session
+            return
         if self.database != ":memory:":
             Path(self.database).parent.mkdir(parents=True, exist_ok=True)
         with self.get_connection() as conn:
-            ensure_schemas(conn)
-            yield conn
+            # DuckDBResource closes only after a clean exit: a failed write must not leave
+            # the file open for the next connection in this process.
+            try:
+                ensure_schemas(conn)
+                yield conn
+            finally:
+                conn.close()
+
+    @contextmanager
+    def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One connection for a whole materialization: the warehouse is opened once, and
+        every read and write inside reuses it."""
+        if self._session is not None:
+            yield self._session
+            return
+        with self.connect() as conn:
+            self._session = conn
+            try:
+                yield conn
+            finally:
+                self._session = None
 
     def read(self, sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
         with self.connect() as conn:
@@ -178,8 +250,6 @@ class Warehouse(DuckDBResource):
             return read_frame(conn, f"SELECT * FROM {_quote(table)}")
 
     def read_table(self, table: Table, columns: Sequence[str] | None = None) -> pl.DataFrame:
-        """All rows of `table` (none before it exists) with the contract's types, or only
-        `columns`: DuckDB gives UTC times back as `Etc/UTC`, which polars will not mix with `UTC`."""
-        frame = self.table_or_empty(table.name, table.empty())
-        frame = frame.cast({column: dtype for column, dtype in table.schema.items() if column in frame.columns})
-        return frame.select(columns) if columns is not None else frame
+        """`read_table` on this warehouse."""
+        with self.connect() as conn:
+            return read_table(conn, table, columns)

@@ -1,9 +1,8 @@
 """Imports run one way (README, "Layout"): `orchestration/` talks to the outside world
-and the warehouse and never imports `assets/` or `checks/` (except `definitions.py`, the
-composition root); `assets/` imports `orchestration/`, never checks, tests or benches;
-`checks/` imports both; nothing but the tests imports `tests/` (the fake servers are in
-`fakes/`, for the tests and the benches). Read from the source with
-`ast`, so a late import inside a function counts too."""
+and the warehouse and never imports `assets/` (except `definitions.py`, the composition
+root); `assets/` imports `orchestration/`, never tests or benches; nothing but the tests
+imports `tests/` (the fake servers are in `fakes/`, for the tests and the benches). Read
+from the source with `ast`, so a late import inside a function counts too."""
 
 import ast
 from pathlib import Path
@@ -12,17 +11,16 @@ import dagster as dg
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("orchestration", "assets", "checks", "bench", "fakes", "tests")
+PACKAGES = ("orchestration", "assets", "bench", "fakes", "tests")
 COMPOSITION_ROOT = "orchestration/definitions.py"
 
 #: package of the importing module -> packages it must not import.
 FORBIDDEN = {
-    "orchestration": {"assets", "checks", "tests", "bench", "fakes"},
-    "assets": {"checks", "tests", "bench", "fakes"},
-    "checks": {"tests", "bench", "fakes"},
+    "orchestration": {"assets", "tests", "bench", "fakes"},
+    "assets": {"tests", "bench", "fakes"},
     "bench": {"tests"},
     # The fake servers speak the sources' protocols; they may read the configuration.
-    "fakes": {"assets", "checks", "tests", "bench"},
+    "fakes": {"assets", "tests", "bench"},
 }
 
 
@@ -57,11 +55,11 @@ def test_imports_run_one_way():
     ("module", "source", "expected"),
     [
         ("orchestration/clients/x.py", "from assets.links.evidence import RULES\n", ["orchestration/clients/x.py: imports assets"]),
-        ("orchestration/x.py", "def f():\n    import checks.links\n", ["orchestration/x.py: imports checks"]),
-        ("orchestration/definitions.py", "from assets.links import assets\nfrom checks import links\n", []),
+        ("orchestration/x.py", "def f():\n    import assets.links\n", ["orchestration/x.py: imports assets"]),
+        ("orchestration/definitions.py", "from assets.links import assets\n", []),
         ("assets/links/x.py", "from tests.helpers import shared_snapshots\n", ["assets/links/x.py: imports tests"]),
         ("bench/x.py", "from tests.fakes.github_server import running_fake_github\n", ["bench/x.py: imports tests"]),
-        ("checks/x.py", "from assets.links.assets import evidence\nfrom orchestration.tables import CORE_EVIDENCE\n", []),
+        ("assets/x.py", "from assets.links.assets import evidence\nfrom orchestration.tables import CORE_EVIDENCE\n", []),
     ],
 )
 def test_a_wrong_way_import_is_found(tmp_path, module, source, expected):

@@ -1,11 +1,11 @@
-"""The links checks, each on a frame with one kind of defect."""
+"""The links audits, each on a frame with one kind of defect."""
 
 from datetime import UTC, datetime
 
 import polars as pl
 import pytest
 
-from checks.links import early_inclusions, inclusion_date_problems, links_column_problems, unknown_papers
+from assets.links.audits import early_inclusions, inclusion_date_problems, links_column_problems, unknown_papers
 from tests.link_fixtures import DAPO, GSPO, at, commits, papers
 from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS
 

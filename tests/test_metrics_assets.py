@@ -12,7 +12,6 @@ from assets.metrics import assets as metrics
 from assets.metrics.cohort_inclusion import cohort_inclusion as cohort_inclusion_of
 from assets.metrics.invariants import cohort_inclusion_problems, survival_problems
 from assets.metrics.peers import included_vs_peers as included_vs_peers_of
-from checks import metrics as metric_checks
 from orchestration.cli import CliError, cohort_window
 from orchestration.partitions import cohort_label, cohort_partition_key, cohort_partitions
 from orchestration.resources import ArxivSource, FrameworkSources
@@ -32,7 +31,6 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 SLUGS = [framework.slug for framework in frameworks()]
 COHORT_ASSETS = [metrics.cohort_inclusion, metrics.included_vs_peers, metrics.time_to_inclusion]
 ALL_METRICS = dg.load_assets_from_modules([metrics])
-CHECKS = dg.load_asset_checks_from_modules([metrics, metric_checks])
 
 # Two 2025-Q1 methods (one included 40 days after v1, one never), a 2025-Q2 method
 # included before its v1 (a negative lag counts) and a 2025-Q2 paper that is no method.
@@ -89,7 +87,7 @@ def test_cohort_partitions_are_quarters_read_as_labels():
 
 def test_one_quarter_writes_only_its_partition_and_matches_the_unpartitioned_tables(warehouse, tmp_path):
     result = dg.materialize(
-        [*COHORT_ASSETS, *CHECKS], partition_key="2025-04-01", resources=resources(warehouse, tmp_path), run_config=QUIET,
+        COHORT_ASSETS, partition_key="2025-04-01", resources=resources(warehouse, tmp_path), run_config=QUIET,
         selection=COHORT_ASSETS,
     )
     assert result.success
@@ -136,7 +134,7 @@ def test_a_range_of_quarters_is_one_run(warehouse, tmp_path):
 
 def test_the_tables_of_all_cohorts_and_their_checks(warehouse, tmp_path):
     unpartitioned = [a for a in ALL_METRICS if a.partitions_def is None]
-    result = dg.materialize([*unpartitioned, *CHECKS], resources=resources(warehouse, tmp_path), run_config=QUIET, selection=unpartitioned)
+    result = dg.materialize(unpartitioned, resources=resources(warehouse, tmp_path), run_config=QUIET, selection=unpartitioned)
     assert result.success
     assert all(evaluation.passed for evaluation in result.get_asset_check_evaluations())
     first = warehouse.read("SELECT arxiv_id, framework, rank FROM metrics.first_inclusions ORDER BY arxiv_id, rank").rows()
@@ -152,9 +150,11 @@ def test_a_closed_window_never_reopens(warehouse, tmp_path):
     with warehouse.connect() as conn:
         replace_table(conn, RAW_GIT_COMMITS.name, commit_rows().with_columns(committed_at=pl.lit(t("2025-08-01"))))
     result = dg.materialize([metrics.cohort_inclusion], partition_key="2025-01-01", resources=resources(warehouse, tmp_path), run_config=QUIET, raise_on_error=False)
-    (evaluation,) = result.get_asset_check_evaluations()
+    assert not result.success
+    (evaluation,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "closed_windows_stay_closed"]
     assert not evaluation.passed and "window reopened: 2025-Q1" in evaluation.description
-    assert warehouse.read_table(METRICS_COHORT_INCLUSION).equals(before)  # not written
+    assert warehouse.read_table(METRICS_COHORT_INCLUSION).equals(before)  # not published
+    assert not result.get_asset_materialization_events()
 
 
 def test_invariants_name_what_is_broken():
@@ -179,3 +179,26 @@ def test_the_cli_cohort_window_is_the_quarter_up_to_yesterday():
     assert cohort_window("2026-Q4", date(2026, 12, 4)).last_day == date(2026, 12, 3)
     with pytest.raises(CliError, match="--cohort 2025-Q7: not a cohort"):
         cohort_window("2025-Q7", date(2026, 12, 4))
+
+
+class CountingWarehouse(Warehouse):
+    """A warehouse that counts how often it is opened."""
+
+    def get_connection(self):
+        OPENED.append(self.database)
+        return super().get_connection()
+
+
+OPENED: list[str] = []
+
+
+def test_one_metrics_materialization_opens_the_warehouse_once(warehouse, tmp_path):
+    counting = CountingWarehouse(database=warehouse.database)
+    for asset in ALL_METRICS:
+        OPENED.clear()
+        partition = {"partition_key": "2025-04-01"} if asset.partitions_def is not None else {}
+        result = dg.materialize(
+            [asset], resources={**resources(warehouse, tmp_path), "warehouse": counting}, run_config=QUIET, **partition
+        )
+        assert result.success
+        assert len(OPENED) == 1, asset.key

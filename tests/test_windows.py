@@ -10,7 +10,6 @@ import pytest
 from assets.links import assets as links
 from orchestration.curation import OVERRIDES_DIR
 from assets.papers.assets import paper_aliases, paper_screening
-from checks import links as link_checks
 from orchestration.resources import ArxivSource, Curation, FrameworkSources, OpenAlexSource
 from orchestration.warehouse import Warehouse, replace_table
 from tests.link_fixtures import DAPO, GSPO, at, comments, commits, files, threads
@@ -18,7 +17,6 @@ from tests.test_paper_assets import QUIET, fixture_papers
 from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS, CORE_PAPERS, CORE_PAPER_ALIASES, RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 ASSETS = [paper_aliases, paper_screening, links.evidence, links.inclusions, links.proposals, links.training_failures]
-CHECKS = dg.load_asset_checks_from_modules([link_checks])
 
 # Papers of one quarter (2025-Q1: DAPO, with the MiniMax report), of another (2025-Q3: GSPO).
 QUARTER_Q1 = fixture_papers().filter(pl.col("arxiv_id") != GSPO)
@@ -36,7 +34,7 @@ def run(tmp_path: Path, paper_rows: pl.DataFrame, curation: Path) -> tuple[dg.Ex
         replace_table(conn, RAW_GITHUB_COMMENTS.name, comments({"thread_number": 5, "author": "maintainer"}))
         replace_table(conn, CORE_PAPERS.name, paper_rows)
     result = dg.materialize(
-        [*ASSETS, *CHECKS],
+        ASSETS,
         run_config=QUIET,
         resources={
             "warehouse": warehouse,

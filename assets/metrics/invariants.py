@@ -1,7 +1,7 @@
 """What must hold in every metrics table, whatever the data: shares are shares, counts add
 up, every cohort has all its rows, provisional flags agree with the as-of date, and a
 window once closed stays closed. Each function returns the problems found (empty: none),
-for the blocking checks in checks/metrics.py."""
+for the blocking checks the metrics assets run on their staged rows (assets/audits.py)."""
 
 from __future__ import annotations
 

@@ -1,20 +1,17 @@
-"""Checks of the links tables. Those that protect the metrics are blocking at ERROR
-severity: a bad link stops everything downstream from materializing. Column-level rules
-(well-formed ids and URLs, allowed classes, unique keys) run as great-expectations 1.x
-suites, imported only when a check runs so that the code location loads fast."""
+"""The audits of the links tables: what their blocking checks look for in the staged
+rows before they are published (assets/audits.py). Column-level rules (well-formed ids
+and URLs, allowed classes, unique keys) run as great-expectations 1.x suites, imported
+only when an audit runs so that the code location loads fast."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
-import dagster as dg
 import polars as pl
 
-from assets.links.assets import evidence, inclusions, proposals, read_papers, training_failures
+from assets.audits import Audit
 from assets.links.evidence import EVIDENCE_CLASSES, MATCH_KINDS, RULES, SOURCE_TYPES
 from assets.links.inclusions import INCLUSION_SOURCES
 from orchestration.curation import ARXIV_ID_REGEX
 from orchestration.settings import frameworks
-from orchestration.tables import CORE_EVIDENCE, CORE_INCLUSIONS, CORE_PROPOSALS, CORE_TRAINING_FAILURES, RAW_GIT_COMMITS
-from orchestration.warehouse import Warehouse
 
 URL_REGEX = r"^https?://[^\s/$.?#][^\s]*$"
 #: An inclusion this long before the paper's v1 is more likely a wrong match than
@@ -119,61 +116,43 @@ def early_inclusions(inclusions_frame: pl.DataFrame) -> pl.DataFrame:
     return inclusions_frame.filter(pl.col("lag_days") < -EARLY_INCLUSION_DAYS)
 
 
-def _result(problems: list[str], rows: int, **metadata: object) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        passed=not problems,
-        severity=dg.AssetCheckSeverity.ERROR,
-        description="; ".join(problems) if problems else f"{rows} row(s) pass",
-        metadata={"problems": len(problems), **metadata},
-    )
-
-
-@dg.asset_check(asset=evidence, blocking=True, description="arXiv ids well-formed, frameworks configured, source types, match kinds, classes and rules from the allowed sets, URLs well-formed (great-expectations), and every paper in core.papers.")
-def evidence_links_valid(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = warehouse.read_table(CORE_EVIDENCE)
-    problems = links_column_problems("evidence", frame) + unknown_papers(frame, read_papers(warehouse))
-    return _result(problems, frame.height)
-
-
-@dg.asset_check(asset=inclusions, blocking=True, description="(paper, framework) unique, ids and commit URLs well-formed, frameworks configured (great-expectations), every paper in core.papers, and every date within its framework's recorded history and not after today.")
-def inclusions_valid(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = warehouse.read_table(CORE_INCLUSIONS)
-    commits = warehouse.read_table(RAW_GIT_COMMITS)
-    as_of = datetime.now(UTC) + timedelta(days=1)
-    problems = (
-        links_column_problems("inclusions", frame)
-        + unknown_papers(frame, read_papers(warehouse))
-        + inclusion_date_problems(frame, commits, as_of)
-    )
-    return _result(problems, frame.height)
-
-
-@dg.asset_check(asset=inclusions, blocking=False, description=f"Inclusions more than {EARLY_INCLUSION_DAYS} days before the paper's v1: a warning to review (a wrong match, or an override needed).")
-def inclusions_not_long_before_paper(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = warehouse.read_table(CORE_INCLUSIONS)
-    early = early_inclusions(frame)
-    return dg.AssetCheckResult(
-        passed=early.is_empty(),
-        severity=dg.AssetCheckSeverity.WARN,
-        description=", ".join(f"{a} in {f} ({d:.0f} days)" for a, f, d in early.select("arxiv_id", "framework", "lag_days").head(10).iter_rows())
-        or "none",
-        metadata={"early_inclusions": early.height},
-    )
-
-
-@dg.asset_check(asset=proposals, blocking=True, description="Every proposal's paper is in core.papers and its framework configured.")
-def proposals_link_known_papers(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = warehouse.read_table(CORE_PROPOSALS)
-    return _result(unknown_papers(frame, read_papers(warehouse)) + _unknown_frameworks(frame), frame.height)
-
-
-@dg.asset_check(asset=training_failures, blocking=True, description="Every linked paper is in core.papers and every framework configured.")
-def training_failures_link_known_papers(warehouse: Warehouse) -> dg.AssetCheckResult:
-    frame = warehouse.read_table(CORE_TRAINING_FAILURES)
-    return _result(unknown_papers(frame, read_papers(warehouse)) + _unknown_frameworks(frame), frame.height)
-
-
-def _unknown_frameworks(frame: pl.DataFrame) -> list[str]:
+def unknown_frameworks(frame: pl.DataFrame) -> list[str]:
     slugs = [f.slug for f in frameworks()]
     unknown = frame.filter(~pl.col("framework").is_in(slugs))["framework"].unique().to_list()
     return [f"unknown framework(s) {unknown}"] if unknown else []
+
+
+EVIDENCE_VALID = Audit(
+    "evidence_links_valid",
+    "arXiv ids well-formed, frameworks configured, source types, match kinds, classes and rules from the allowed "
+    "sets, URLs well-formed (great-expectations), and every paper in core.papers; run on the staged rows before "
+    "they are published.",
+)
+INCLUSIONS_VALID = Audit(
+    "inclusions_valid",
+    "(paper, framework) unique, ids and commit URLs well-formed, frameworks configured (great-expectations), every "
+    "paper in core.papers, and every date within its framework's recorded history and not after today; run on the "
+    "staged rows before they are published.",
+)
+INCLUSIONS_NOT_LONG_BEFORE_PAPER = Audit(
+    "inclusions_not_long_before_paper",
+    f"Inclusions more than {EARLY_INCLUSION_DAYS} days before the paper's v1: a warning to review (a wrong match, "
+    "or an override needed).",
+    blocking=False,
+)
+PROPOSALS_LINK_KNOWN_PAPERS = Audit(
+    "proposals_link_known_papers",
+    "Every proposal's paper is in core.papers and its framework configured; run on the staged rows.",
+)
+TRAINING_FAILURES_LINK_KNOWN_PAPERS = Audit(
+    "training_failures_link_known_papers",
+    "Every linked paper is in core.papers and every framework configured; run on the staged rows.",
+)
+
+
+def early_inclusion_problems(inclusions_frame: pl.DataFrame) -> list[str]:
+    """One line per inclusion more than EARLY_INCLUSION_DAYS before its paper's v1."""
+    return [
+        f"{arxiv_id} in {framework} ({lag:.0f} days)"
+        for arxiv_id, framework, lag in early_inclusions(inclusions_frame).select("arxiv_id", "framework", "lag_days").iter_rows()
+    ]

@@ -1,1 +1,0 @@
-"""Asset checks of the inclusion tracker."""
