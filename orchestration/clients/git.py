@@ -26,10 +26,10 @@ from typing import IO
 
 import polars as pl
 
-from orchestration.clients.commit_records import AddedLines, commit_files_frame, commit_html_url, commits_frame, empty_commit_files, empty_commits, empty_docs, snapshot_commit_frames, snapshot_docs_frame
-from orchestration.clients.snapshot_files import SnapshotFileError, fail_at_first_bad_line, gunzipped, json_lines
+from orchestration.clients.commit_records import AddedLines, CommitRecords, commit_html_url, commit_records, empty_commit_files, empty_commits, empty_docs, snapshot_commit_frames, snapshot_docs_frame
+from orchestration.clients.snapshot_files import SnapshotFileError, fail_at_first_bad_line, gunzipped, iter_json_lines, json_lines
 from orchestration.settings import Framework
-from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
+from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_QUARANTINE
 
 _log = logging.getLogger(__name__)
 
@@ -104,6 +104,8 @@ class CommitBatch:
     #: What the next refresh is to be given: the head, or for a snapshot the head and the
     #: digest of the file read (default: the head).
     watermark: str | None = None
+    #: Commits whose times cannot be read (RAW_QUARANTINE.schema): not in `commits`.
+    quarantine: pl.DataFrame = field(default_factory=RAW_QUARANTINE.empty)
 
     def __post_init__(self) -> None:
         if self.watermark is None:
@@ -269,7 +271,10 @@ def _read_numstat(stream: _ByteStream) -> list[tuple[str, int | None, int | None
     with an empty one. A rename is `adds\\tdels\\t` then the old and the new path."""
     changes = []
     while (record := stream.read_until(b"\0")) is not None and record:
-        additions, deletions, path = _text(record).split("\t", 2)
+        fields = _text(record).split("\t", 2)
+        if len(fields) != 3 or not all(count == "-" or count.isdigit() for count in fields[:2]):
+            break  # cut off mid-record: git died while printing (its error says why)
+        additions, deletions, path = fields
         if not path:
             stream.read_until(b"\0")  # the old path
             path = _text(stream.read_until(b"\0") or b"")
@@ -536,8 +541,19 @@ class GitMirrorCommits(CommitSource):
         shas = _text(self._run(["rev-list", *revisions], mirror=mirror).stdout).split()
         log.info(f"git {framework.repo}: parsing {len(shas)} commit(s) {'since ' + watermark[:12] if incremental else 'in all'}")
         commits = self._parse(mirror, shas, framework.repo, log)
+        records = _records(commits, framework)
+        if records.quarantine.height:
+            log.warning(
+                f"git {framework.repo}: {records.quarantine.height} commit(s) with unreadable times went to "
+                f"raw.quarantine, e.g. {records.quarantine['source_ref'][0]}: {records.quarantine['reason'][0]}"
+            )
         return CommitBatch(
-            *_frames(commits, framework), head=head, full_rescan=not incremental, commits_scanned=len(commits)
+            records.commits,
+            records.files,
+            head=head,
+            full_rescan=not incremental,
+            commits_scanned=len(commits),
+            quarantine=records.quarantine,
         )
 
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
@@ -588,10 +604,11 @@ class GitMirrorCommits(CommitSource):
         )
 
 
-def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(commits, files) frames of parsed commits."""
+def _records(commits: list[_ParsedCommit], framework: Framework) -> CommitRecords:
+    """The commits, files and quarantined commits of parsed commits."""
     slug, repo = framework.slug, framework.repo
-    commit_rows = commits_frame(
+    changed = [(c.sha, f) for c in commits for f in c.files]
+    return commit_records(
         {
             "framework": [slug] * len(commits),
             "sha": [c.sha for c in commits],
@@ -602,10 +619,7 @@ def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.Data
             "message": [c.message for c in commits],
             "html_url": [commit_html_url(repo, c.sha) for c in commits],
             "diff_incomplete": [c.diff_incomplete for c in commits],
-        }
-    )
-    changed = [(c.sha, f) for c in commits for f in c.files]
-    file_rows = commit_files_frame(
+        },
         {
             "framework": [slug] * len(changed),
             "sha": [sha for sha, _ in changed],
@@ -615,9 +629,8 @@ def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.Data
             "added_text": [f.added_text for _, f in changed],
             "added_text_truncated": [f.added_text_truncated for _, f in changed],
             "added_tokens": [f.added_tokens for _, f in changed],
-        }
+        },
     )
-    return commit_rows, file_rows
 
 
 # -- the snapshot source ----------------------------------------------------------------
@@ -659,11 +672,20 @@ class SnapshotCommits(CommitSource):
             # The very bytes that were read whole and loaded before: nothing to check again.
             log.info(f"snapshot {path.name}: unchanged since it was loaded (head {loaded_head[:12]}); no new commits")
             return _empty_batch(loaded_head or None, watermark)
-        commits, files = _recorded_commits(path, content, framework.slug)
-        head = commits["sha"][0] if commits.height else None
-        log.info(f"snapshot {path.name}: {commits.height} commit(s), {files.height} file row(s)")
+        commits, files, quarantine = _recorded_commits(path, content, framework.slug)
+        head = _recorded_head(path, content) if quarantine.height else (commits["sha"][0] if commits.height else None)
+        log.info(
+            f"snapshot {path.name}: {commits.height} commit(s), {files.height} file row(s)"
+            + (f", {quarantine.height} commit(s) with unreadable times quarantined" if quarantine.height else "")
+        )
         return CommitBatch(
-            commits, files, head, full_rescan=True, commits_scanned=commits.height, watermark=f"{head or ''} {digest}"
+            commits,
+            files,
+            head,
+            full_rescan=True,
+            commits_scanned=commits.height + quarantine.height,
+            watermark=f"{head or ''} {digest}",
+            quarantine=quarantine,
         )
 
     def docs_path(self, framework: Framework) -> Path:
@@ -701,15 +723,23 @@ def _blob_sha(text: str) -> str:
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
-def _recorded_commits(path: Path, content: bytes, slug: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(commits, files) of a recorded history file's `content`, read whole; a truncated or
-    corrupt file fails with its path (and the first bad line)."""
+def _recorded_commits(path: Path, content: bytes, slug: str) -> CommitRecords:
+    """The commits, files and quarantined commits of a recorded history file's `content`,
+    read whole; a truncated or corrupt file fails with its path (and the first bad line)."""
     data = gunzipped(path, content)
     try:
-        commits, files = snapshot_commit_frames(data, slug)
+        records = snapshot_commit_frames(data, slug)
     except pl.exceptions.PolarsError as error:
         problem = str(error).strip().splitlines()[0]
         fail_at_first_bad_line(path, data, f"not commit lines of the snapshot format ({problem})", ("sha",))
-    if commits["sha"].has_nulls():
-        fail_at_first_bad_line(path, data, "a commit without a sha", ("sha",))
-    return commits, files
+    shas = pl.concat([records.commits["sha"], records.quarantine["raw_text"].str.json_path_match("$.sha")])
+    if not shas.str.contains("^[0-9a-f]{40}$").fill_null(False).all():
+        fail_at_first_bad_line(path, data, "a commit whose sha is not 40 hexadecimal digits", ("sha",))
+    return records
+
+
+def _recorded_head(path: Path, content: bytes) -> str | None:
+    """The sha of the first line (the newest commit) of a recorded history."""
+    for record in iter_json_lines(path, gunzipped(path, content), ("sha",)):
+        return str(record["sha"])
+    return None
