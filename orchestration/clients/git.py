@@ -10,6 +10,7 @@ the commits that are new since the last refresh's head with one streamed `git lo
 from __future__ import annotations
 
 import abc
+import base64
 import hashlib
 import io
 import logging
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import polars as pl
 
@@ -130,6 +132,15 @@ def _empty_batch(head: str | None, watermark: str | None = None) -> CommitBatch:
 def _redact(text: str) -> str:
     """`text` without the credentials of any URL in it (`https://user:token@host`)."""
     return _URL_CREDENTIALS.sub("***@", text)
+
+
+def _transfer_failed(action: str, url: str, mirror: Path, stderr: bytes) -> GitUnavailableError:
+    error = _last_error_line(_text(stderr))
+    if re.search(r"could not read Username|Authentication failed|\b40[13]\b", error):
+        fix = "the remote asks for credentials: set GITHUB_TOKEN (or check it)"
+    else:
+        fix = "check the network and the repository in orchestration/config/frameworks.toml"
+    return GitUnavailableError(f"cannot {action} {_redact(url)} into {mirror}: {error}; {fix}, {_SNAPSHOT_HINT}")
 
 
 def _last_error_line(stderr: str) -> str:
@@ -359,9 +370,18 @@ class GitMirrorCommits(CommitSource):
     failing the refresh.
     """
 
-    def __init__(self, mirror_dir: str | os.PathLike[str], remote_url_template: str = DEFAULT_REMOTE_URL_TEMPLATE) -> None:
+    def __init__(
+        self,
+        mirror_dir: str | os.PathLike[str],
+        remote_url_template: str = DEFAULT_REMOTE_URL_TEMPLATE,
+        token: str | None = None,
+    ) -> None:
         self.mirror_dir = Path(mirror_dir)
         self.remote_url_template = remote_url_template
+        self._token = token or None
+
+    def __repr__(self) -> str:
+        return f"GitMirrorCommits({str(self.mirror_dir)!r}, {_redact(self.remote_url_template)!r}, authenticated={self._token is not None})"
 
     def mirror_path(self, framework: Framework) -> Path:
         return self.mirror_dir / f"{framework.snapshot_stem}.git"
@@ -383,12 +403,40 @@ class GitMirrorCommits(CommitSource):
         # A remote that wants credentials fails at once instead of waiting for a prompt.
         return {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never", "LC_ALL": "C"}
 
+    def _credentials(self, url: str) -> tuple[str, dict[str, str]]:
+        """`url` without credentials, and the environment that authenticates one git command
+        to its host: the URL's own user and password, else the token (GITHUB_TOKEN, as
+        `x-access-token`), as an `Authorization` header scoped to that host. Given through
+        GIT_CONFIG_* variables, the header reaches neither the command line (`ps`) nor the
+        mirror's config, which a clone writes the URL it was given into."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not (parts.username or self._token):
+            return url, {}
+        user_password = (
+            f"{unquote(parts.username)}:{unquote(parts.password or '')}" if parts.username else f"x-access-token:{self._token}"
+        )
+        hostname = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+        host = f"{hostname}:{parts.port}" if parts.port else hostname
+        clean = urlunsplit(parts._replace(netloc=host))
+        index = int(os.environ.get("GIT_CONFIG_COUNT") or 0)  # after any the user set
+        return clean, {
+            "GIT_CONFIG_COUNT": str(index + 1),
+            f"GIT_CONFIG_KEY_{index}": f"http.{parts.scheme}://{host}/.extraHeader",
+            f"GIT_CONFIG_VALUE_{index}": "Authorization: Basic " + base64.b64encode(user_password.encode()).decode(),
+        }
+
     def _run(
-        self, args: Sequence[str], *, mirror: Path | None = None, check: bool = True, stdin: IO[bytes] | None = None
+        self,
+        args: Sequence[str],
+        *,
+        mirror: Path | None = None,
+        check: bool = True,
+        stdin: IO[bytes] | None = None,
+        environment: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
         command = [self._git_binary(), *(["--git-dir", str(mirror)] if mirror else []), *args]
         try:
-            result = subprocess.run(command, stdin=stdin, capture_output=True, env=self._environment())
+            result = subprocess.run(command, stdin=stdin, capture_output=True, env={**self._environment(), **(environment or {})})
         except FileNotFoundError:
             raise GitUnavailableError("git not found on PATH; install git or set TRACKER_SNAPSHOT_DIR to read recorded histories") from None
         if check and result.returncode != 0:
@@ -400,7 +448,8 @@ class GitMirrorCommits(CommitSource):
 
     def _sync_mirror(self, framework: Framework, log: Logger) -> Path:
         """Clones the mirror the first time, else fetches the default branch into it."""
-        mirror, url = self.mirror_path(framework), self.remote_url(framework)
+        mirror = self.mirror_path(framework)
+        url, credentials = self._credentials(self.remote_url(framework))
         branch = framework.default_branch
         if (mirror / "HEAD").is_file():
             log.info(f"git {framework.repo}: fetching {branch} from {_redact(url)}")
@@ -408,12 +457,10 @@ class GitMirrorCommits(CommitSource):
                 [*_TRANSFER_CONFIG, "fetch", "--prune", "--no-tags", "--quiet", url, f"+refs/heads/{branch}:refs/heads/{branch}"],
                 mirror=mirror,
                 check=False,
+                environment=credentials,
             )
             if result.returncode != 0:
-                raise GitUnavailableError(
-                    f"cannot fetch {_redact(url)} into {mirror}: {_last_error_line(_text(result.stderr))}; "
-                    f"check the network and the repository in orchestration/config/frameworks.toml, {_SNAPSHOT_HINT}"
-                )
+                raise _transfer_failed("fetch", url, mirror, result.stderr)
             return mirror
         # Clone beside the mirror and move it in place: a killed clone leaves no half mirror.
         self.mirror_dir.mkdir(parents=True, exist_ok=True)
@@ -423,13 +470,11 @@ class GitMirrorCommits(CommitSource):
         result = self._run(
             [*_TRANSFER_CONFIG, "clone", "--bare", "--quiet", "--no-tags", "--single-branch", "--branch", branch, "--", url, str(partial)],
             check=False,
+            environment=credentials,
         )
         if result.returncode != 0:
             shutil.rmtree(partial, ignore_errors=True)
-            raise GitUnavailableError(
-                f"cannot clone {_redact(url)} into {mirror}: {_last_error_line(_text(result.stderr))}; "
-                f"check the network and the repository in orchestration/config/frameworks.toml, {_SNAPSHOT_HINT}"
-            )
+            raise _transfer_failed("clone", url, mirror, result.stderr)
         shutil.rmtree(mirror, ignore_errors=True)  # a directory without HEAD is no mirror
         partial.rename(mirror)
         return mirror
