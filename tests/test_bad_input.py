@@ -129,14 +129,19 @@ def test_every_entry_of_a_hostile_feed_is_stored_or_quarantined_with_a_reason(en
         assert ElementTree.fromstring(row["raw_text"]).tag.endswith("entry")  # the entry as received
 
 
-@given(st.data())
-def test_a_damaged_feed_is_a_page_that_fails_in_one_line_or_a_page_that_adds_up(data):
+def _damaged(cut: int, noise: bytes, at: int) -> bytes:
+    """A three-entry feed cut at `cut`, with `noise` inserted at `at`."""
     entries = [arxiv_entry(f"2501.{n:05d}", datetime(2025, 1, 2, tzinfo=UTC)) for n in range(1, 4)]
     content = atom_feed("cat:cs.LG", entries, 3, 0).encode()
-    cut = data.draw(st.integers(0, len(content)))
-    noise = data.draw(st.binary(max_size=40))
-    at = data.draw(st.integers(0, cut))
-    damaged = content[:at] + noise + content[at:cut]
+    cut = min(cut, len(content))
+    return content[: min(at, cut)] + noise + content[min(at, cut) : cut]
+
+
+@given(st.integers(0, 5000), st.binary(max_size=40), st.integers(0, 5000))
+@example(5000, b"A", 30)  # encoding="AUTF-8": an encoding nobody has
+@example(5000, b'<!DOCTYPE feed [<!ENTITY a "aaaa">]>', 39)
+def test_a_damaged_feed_is_a_page_that_fails_in_one_line_or_a_page_that_adds_up(cut, noise, at):
+    damaged = _damaged(cut, noise, at)
     try:
         page = parse_feed(damaged, "http://fake/api/query")
     except ArxivFeedError as error:  # retried, then fails the run naming the request

@@ -191,13 +191,13 @@ def _parse_xml(content: bytes, source_ref: str) -> ET.Element:
     (an XML bomb, or an external entity reaching for local files) is refused, not expanded."""
     try:
         return defused_fromstring(content)
-    except ET.ParseError as error:
-        raise TruncatedFeedError(f"{source_ref}: the response is not well-formed XML ({error})") from error
     except DefusedXmlException as error:
         raise UnsafeFeedError(
             f"{source_ref}: the response declares XML entities or external references, refused unread "
             f"({type(error).__name__}); arXiv's feed has none: check ARXIV_API_URL or any proxy in between"
         ) from error
+    except (ET.ParseError, LookupError, ValueError) as error:  # LookupError, ValueError: a declared encoding expat lacks
+        raise TruncatedFeedError(f"{source_ref}: the response is not well-formed XML ({error})") from error
 
 
 def parse_feed(content: bytes, source_ref: str) -> FeedPage:
