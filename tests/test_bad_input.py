@@ -102,16 +102,11 @@ def feed_entries(draw) -> tuple[str, bool]:
     )
     damage = draw(st.sampled_from(["none", "none", "id", "bad id", "title", "published", "updated"]))
     junk = escape(_xml_safe(draw(hostile_text)))
-    if damage == "id":
-        entry = re.sub(r"<id>[^<]*</id>", "", entry)
-    elif damage == "bad id":
-        entry = re.sub(r"<id>[^<]*</id>", f"<id>http://arxiv.org/abs/x{junk}</id>", entry)
-    elif damage == "title":
-        entry = re.sub(r"<title>[^<]*</title>", "<title> </title>", entry)
-    elif damage == "published":
-        entry = re.sub(r"<published>[^<]*</published>", f"<published>{junk}x</published>", entry)
-    elif damage == "updated":
-        entry = re.sub(r"<updated>[^<]*</updated>", f"<updated>{junk}x</updated>", entry)
+    replaced = {"id": "", "bad id": f"http://arxiv.org/abs/x{junk}", "title": " ", "published": f"{junk}x", "updated": f"{junk}x"}
+    if damage != "none":
+        tag = damage.removeprefix("bad ")
+        text = f"<{tag}>{replaced[damage]}</{tag}>" if damage != "id" else ""
+        entry = re.sub(rf"<{tag}>[^<]*</{tag}>", lambda _: text, entry)
     return entry, damage == "none"
 
 

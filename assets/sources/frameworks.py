@@ -9,9 +9,9 @@ from logging import Logger
 import duckdb
 import polars as pl
 
+from orchestration.clients.commit_records import COMMITS_SOURCE
 from orchestration.clients.git import CommitBatch
 from orchestration.clients.github import ThreadBatch, watermark
-from orchestration.clients.commit_records import COMMITS_SOURCE
 from orchestration.clients.thread_records import COMMENTS_SOURCE, THREADS_SOURCE
 from orchestration.resources import FrameworkSources
 from orchestration.settings import framework

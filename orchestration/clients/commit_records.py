@@ -49,6 +49,7 @@ class CommitRecords(NamedTuple):
     files: pl.DataFrame
     quarantine: pl.DataFrame
 
+
 #: Files whose added lines are kept whole (prose, where papers are cited and named).
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
 #: Longest `added_text` of one file row (the snapshot's cap too).

@@ -98,16 +98,16 @@ class BadRecord(ValueError):
     """One API item cannot be stored; the message is the reason quarantined with it."""
 
 
-def _field(item: Mapping[str, Any], name: str, kinds: type | tuple[type, ...], *, required: bool = False) -> Any:
-    """`item[name]` when it is of `kinds` (or null, unless `required`); else BadRecord."""
+def _field(item: Mapping[str, Any], name: str, kind: type, *, required: bool = False) -> Any:
+    """`item[name]` when it is a `kind` (or null, unless `required`); else BadRecord."""
     value = item.get(name)
     if value is None:
         if required:
             raise BadRecord(f"no {name}")
         return None
     # JSON true/false are ints to Python: never a number, count or id.
-    if not isinstance(value, kinds) or isinstance(value, bool):
-        raise BadRecord(f"{name} {_shown(value)}: not {_KIND_NAMES.get(kinds, 'of the expected type')}")
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise BadRecord(f"{name} {_shown(value)}: not {_KIND_NAMES[kind]}")
     if isinstance(value, str) and not is_unicode(value):
         raise BadRecord(f"{name} {_shown(value)}: not valid Unicode (a lone surrogate)")
     return value
@@ -165,9 +165,10 @@ def _user_login(item: Mapping[str, Any]) -> str | None:
 
 def _labels(item: Mapping[str, Any]) -> list[str]:
     labels = _field(item, "labels", list) or []
-    if not all(isinstance(label, (str, dict)) for label in labels):
+    names = _label_names(labels)
+    if not all(isinstance(label, (str, dict)) for label in labels) or not all(map(is_unicode, names)):
         raise BadRecord(f"labels {_shown(labels)}: not a list of labels")
-    return _label_names(labels)
+    return names
 
 
 def _thread_row(item: Any, framework: str) -> dict:
