@@ -12,24 +12,30 @@ PREVIEW_ROWS = 10
 _CELL_CHARS = 80
 
 
-#: Control characters (tab and newline become spaces first).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-#: Characters markdown reads as markup inside a table cell: links and images ([text](url)),
-#: emphasis, code, the cell border; raw HTML and autolinks (`<`, `&`) are escaped as entities below.
-_MARKDOWN = re.compile(r"([\\`*_\[\]|])")
+#: Control characters (tab and newline become spaces first) and the bidirectional
+#: overrides that make text read backwards.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: ASCII punctuation other than & < > (escaped as entities): markdown reads it as links and
+#: images ([text](url), ![alt](src)), emphasis, code, a table cell's border, and GFM reads
+#: `https://`, `www.` and `a@b.c` as links even without brackets; a backslash before each
+#: character keeps all of it text (CommonMark renders `\:` as `:`).
+_MARKDOWN_PUNCTUATION = re.compile(r"""([!"#$%'()*+,\-./:;=?@\[\\\]^_`{|}~])""")
 
 
-def _cell(value: object) -> str:
-    """`value` as the text of one markdown table cell: titles, bodies and commit messages
-    come from the sources, so markup in them (HTML, links, `javascript:` URLs) stays text."""
+def markdown_text(value: object, limit: int | None = None) -> str:
+    """`value` as markdown that renders as exactly its text, on one line (cut to `limit`
+    characters): titles, bodies, commit messages and URLs come from the sources, so no
+    HTML, link, image or autolink in them may become one in the UI. The one helper for
+    untrusted text in markdown metadata."""
     if value is None:
         return ""
     if isinstance(value, list):
         value = ", ".join(str(item) for item in value)
     text = _CONTROL.sub("", str(value).replace("\t", " ").replace("\r", " ").replace("\n", " "))
-    text = text if len(text) <= _CELL_CHARS else text[: _CELL_CHARS - 1] + "…"
-    text = text.replace("&", "&amp;").replace("<", "&lt;")
-    return _MARKDOWN.sub(r"\\\1", text)
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def markdown_preview(frame: pl.DataFrame, columns: Sequence[str] | None = None, rows: int = PREVIEW_ROWS) -> str:
@@ -37,7 +43,7 @@ def markdown_preview(frame: pl.DataFrame, columns: Sequence[str] | None = None, 
     shown = frame.select(columns) if columns else frame
     header = "| " + " | ".join(shown.columns) + " |"
     rule = "| " + " | ".join("---" for _ in shown.columns) + " |"
-    body = ["| " + " | ".join(_cell(value) for value in row) + " |" for row in shown.head(rows).iter_rows()]
+    body = ["| " + " | ".join(markdown_text(value, _CELL_CHARS) for value in row) + " |" for row in shown.head(rows).iter_rows()]
     return "\n".join([header, rule, *body])
 
 
@@ -56,7 +62,7 @@ def waiting_overrides_metadata(waiting: Mapping[str, pl.DataFrame]) -> dict[str,
     """How many curation rows wait for a paper not harvested yet, and which, per file
     (`waiting` maps a file's name to its rows that `waiting_for_papers` set aside)."""
     lines = [
-        f"- {name}:{line} {arxiv_id}"
+        f"- {name}:{line} {arxiv_id}"  # validated ids of our own files: no markup
         for name, rows in waiting.items()
         for line, arxiv_id in rows.select("line", "arxiv_id").iter_rows()
     ]

@@ -95,6 +95,27 @@ class GitRemote:
         self.git("commit", "--quiet", "--allow-empty", "--no-verify", "-m", message, at=at, committed_at=committed_at, author=author)
         return self.head()
 
+    def commit_raw(self, message: str, files: dict[str, str | bytes | None] | None = None, *, committer_date: str) -> str:
+        """Commits `files` with a hand-written committer date (`<epoch> <+hhmm>`), which
+        `git commit` would refuse: what a hostile or broken tool can push (git accepts a
+        time zone such as +9999 that no calendar has). The new commit's sha."""
+        self.write(files or {})
+        self.git("add", "--all")
+        tree = self.git("write-tree")
+        header = f"tree {tree}\nparent {self.head()}\n" if self.history_exists() else f"tree {tree}\n"
+        content = (
+            f"{header}author {AUTHOR} <author@example.org> 1740794400 +0000\n"
+            f"committer Committer <committer@example.org> {committer_date}\n\n{message}\n"
+        )
+        sha = git("hash-object", "-t", "commit", "-w", "--literally", "--stdin", cwd=self.work, input=content.encode())
+        self.git("update-ref", f"refs/heads/{self.branch}", sha)
+        return sha
+
+    def history_exists(self) -> bool:
+        return subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=self.work, env={**os.environ, **ISOLATED_GIT_ENV}, capture_output=True
+        ).returncode == 0
+
     def commit_gitlink(self, path: str, commit_sha: str, message: str, *, at: str = DEFAULT_AT) -> str:
         """Commits a submodule entry at `path` pointing at `commit_sha` (no .gitmodules, no
         checkout: a later `commit` of the working tree would delete it again)."""

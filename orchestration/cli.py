@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import NoReturn
 
 import dagster as dg
 import yaml
@@ -119,6 +120,10 @@ def cohort_window(cohort: str, today: date) -> Window:
         first_day = date.fromisoformat(cohort_partition_key(cohort))
     except ValueError as error:
         raise CliError(f"--cohort {cohort}: {error}") from error
+    if cohort < cohort_of_day(HARVEST_START):  # labels of one form sort as the quarters
+        raise CliError(f"--cohort {cohort} is before the first cohort, {cohort_of_day(HARVEST_START)}")
+    if first_day >= today:
+        raise CliError(f"--cohort {cohort} has no complete UTC day yet (today is {today}); give a cohort that has started")
     next_quarter = date(first_day.year + first_day.month // 10, (first_day.month + 2) % 12 + 1, 1)
     return resolve_window(first_day, min(next_quarter - timedelta(days=1), today - timedelta(days=1)), today)
 
@@ -385,12 +390,18 @@ def end_run(instance: dg.DagsterInstance, run_id: str, reason: str, *, canceled:
 
 def run(instance: dg.DagsterInstance, window: Window, home: Path, snapshot: str | None = None) -> None:
     """Materialize everything for `window`, from the recorded data in `snapshot` where given."""
-    from orchestration.definitions import tracker_definitions
+    from orchestration.curation import OverrideError
+    from orchestration.definitions import check_curation, tracker_definitions
     from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_job, framework_refresh_job
     from orchestration.resources import build_resources
     from orchestration.settings import frameworks
 
-    defs = tracker_definitions(build_resources(snapshot_dir=snapshot))
+    resources = build_resources(snapshot_dir=snapshot)
+    try:
+        check_curation(resources["curation"])
+    except OverrideError as error:  # before any run: a harvest would end at the same error
+        raise CliError(f"{error}; fix that row (overrides: TRACKER_OVERRIDES_DIR)") from error
+    defs = tracker_definitions(resources)
     released = release_dead_runs(instance)
     if released:
         say(f"marked {len(released)} run(s) failed whose process is gone: {', '.join(released)}")
@@ -448,10 +459,30 @@ def run(instance: dg.DagsterInstance, window: Window, home: Path, snapshot: str 
 
 
 def snapshot_folder(option: str) -> str:
+    """The snapshot folder, checked for what every run reads: recorded arXiv responses and
+    each configured framework's history (threads, documents and affiliations are optional)."""
+    from orchestration.settings import frameworks
+
     snapshot = Path(option).resolve()
     if not (snapshot / "arxiv").is_dir():
         raise CliError(f"--snapshot {option}: no arxiv/ folder there (expected the snapshot format)")
+    missing = [] if any((snapshot / "arxiv").glob("*.xml")) else ["arxiv/*.xml"]
+    missing += [
+        f"github/{f.snapshot_stem}.jsonl.gz" for f in frameworks() if not (snapshot / "github" / f"{f.snapshot_stem}.jsonl.gz").is_file()
+    ]
+    if missing:
+        raise CliError(
+            f"--snapshot {option}: a partial snapshot, without {', '.join(missing)}; copy the whole recorded folder "
+            "(the format of ../shared/snapshots) or point --snapshot at a complete one"
+        )
     return str(snapshot)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a usage error on one line that says where help is (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}; see {self.prog} --help\n")
 
 
 def ui_environment(environ: Mapping[str, str], home: Path, snapshot: str | None) -> dict[str, str]:
@@ -477,7 +508,7 @@ def serve_ui(environ: Mapping[str, str], dev_args: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, _raise_interrupted)
-    parser = argparse.ArgumentParser(prog="python -m orchestration", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python -m orchestration", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     snapshot_help = "read recorded data from DIR (instead of TRACKER_SNAPSHOT_DIR)"
     run_parser = commands.add_parser("run", help="materialize every asset for a window")

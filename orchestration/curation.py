@@ -14,6 +14,7 @@ A row about a paper that is not harvested (yet) is not an error: it waits for it
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
@@ -68,31 +69,42 @@ def iso_time(text: pl.Expr) -> pl.Expr:
 
 def _raw_rows(path: Path, names: Sequence[str]) -> tuple[list[int], list[list[str]]]:
     """Line numbers and cells of the data rows, after checking the header and field counts."""
-    with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle)
-        header: list[str] | None = None
-        lines: list[int] = []
-        cells: list[list[str]] = []
-        for row in reader:
-            line = reader.line_num
-            if not row or not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
-                continue
-            if header is None:
-                header = [cell.strip() for cell in row]
-                missing = [name for name in names if name not in header]
-                unknown = [name for name in header if name not in names]
-                if missing:
-                    raise _fail(path, line, f"missing column(s) {missing} in the header; expected {list(names)}")
-                if unknown:
-                    raise _fail(path, line, f"unknown column(s) {unknown} in the header; expected {list(names)}")
-                if len(set(header)) != len(header):
-                    raise _fail(path, line, "a column appears twice in the header")
-                continue
-            if len(row) != len(header):
-                raise _fail(path, line, f"{len(row)} fields where the header has {len(header)}")
-            by_name = dict(zip(header, row, strict=True))
-            lines.append(line)
-            cells.append([by_name[name].strip() for name in names])
+    content = path.read_bytes()
+    try:
+        text = content.decode("utf-8-sig")  # a spreadsheet's byte-order mark is no column name
+    except UnicodeDecodeError as error:
+        line = content[: error.start].count(b"\n") + 1
+        raise _fail(path, line, f"not UTF-8 text (byte 0x{content[error.start]:02x}); save the file as UTF-8") from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header: list[str] | None = None
+    lines: list[int] = []
+    cells: list[list[str]] = []
+    while True:
+        try:
+            row = next(reader, None)
+        except csv.Error as error:  # a NUL byte, a stray quote, an overlong field
+            raise _fail(path, reader.line_num, f"not a CSV row ({error}); quote cells that hold commas, quotes or line breaks") from None
+        if row is None:
+            break
+        line = reader.line_num
+        if not row or not any(cell.strip() for cell in row) or row[0].lstrip().startswith("#"):
+            continue
+        if header is None:
+            header = [cell.strip() for cell in row]
+            missing = [name for name in names if name not in header]
+            unknown = [name for name in header if name not in names]
+            if missing:
+                raise _fail(path, line, f"missing column(s) {missing} in the header; expected {list(names)}")
+            if unknown:
+                raise _fail(path, line, f"unknown column(s) {unknown} in the header; expected {list(names)}")
+            if len(set(header)) != len(header):
+                raise _fail(path, line, "a column appears twice in the header")
+            continue
+        if len(row) != len(header):
+            raise _fail(path, line, f"{len(row)} fields where the header has {len(header)}")
+        by_name = dict(zip(header, row, strict=True))
+        lines.append(line)
+        cells.append([by_name[name].strip() for name in names])
     return lines, cells
 
 

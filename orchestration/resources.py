@@ -98,7 +98,11 @@ class FrameworkSources(dg.ConfigurableResource):
         description="Read <dir>/github/*.jsonl.gz instead of git and GitHub (TRACKER_SNAPSHOT_DIR).",
     )
     github_api_url: str = Field(default=DEFAULT_GITHUB_API_URL, description="GitHub REST API (GITHUB_API_URL).")
-    github_token: str | None = Field(default=None, description="GitHub token (GITHUB_TOKEN); optional, never logged.")
+    github_token: str | None = Field(
+        default=None,
+        description="GitHub token (GITHUB_TOKEN); optional, never logged or stored. Sent to the API, and to the "
+        "mirrors' remote host for clones and fetches (as a header, never into the mirrors' config).",
+    )
     max_rate_limit_wait_s: float = Field(default=900, description="Longest wait for a primary rate-limit reset.")
     secondary_wait_s: float = Field(default=60, description="Least wait after a secondary rate limit.")
     max_retries: int = Field(default=5, description="Retries of a failed request.")
@@ -107,7 +111,7 @@ class FrameworkSources(dg.ConfigurableResource):
     def commits(self) -> CommitSource:
         if self.snapshot_dir:
             return SnapshotCommits(self.snapshot_dir)
-        return GitMirrorCommits(self.mirror_dir, self.remote_url_template)
+        return GitMirrorCommits(self.mirror_dir, self.remote_url_template, token=self.github_token)
 
     def threads(self, etags: MutableMapping[str, str]) -> ThreadSource:
         """The thread source; `etags` (URL → validator, updated in place) is what the last

@@ -187,4 +187,4 @@ def framework(slug: str) -> Framework:
         if candidate.slug == slug:
             return candidate
     known = ", ".join(f.slug for f in frameworks())
-    raise ConfigError(f"unknown framework {slug!r}; configured: {known}")
+    raise ConfigError(f"unknown framework {slug!r}; configured in {CONFIG_DIR / 'frameworks.toml'}: {known}")

@@ -74,15 +74,16 @@ RAW_ARXIV_ENTRIES = Table(
 RAW_QUARANTINE = Table(
     "raw.quarantine",
     {
-        "source": pl.Utf8,
-        "source_ref": pl.Utf8,
+        "source": pl.Utf8,  # arxiv, github_threads, github_comments, git_commits
+        "source_ref": pl.Utf8,  # arXiv: the request or file; frameworks: the record's key (repo#number, commit URL)
         "reason": pl.Utf8,
         "raw_text": pl.Utf8,
-        "published_day": pl.Date,
-        "arxiv_id": pl.Utf8,  # without version; null when the entry's id cannot be read
-        "partition_day": pl.Date,
+        "published_day": pl.Date,  # arXiv only
+        "arxiv_id": pl.Utf8,  # arXiv only: without version; null when the entry's id cannot be read
+        "partition_day": pl.Date,  # arXiv only
+        "framework": pl.Utf8,  # frameworks' records only
     },
-    "An entry that could not be parsed, with the reason and its raw text.",
+    "A record that could not be parsed (an arXiv entry, a GitHub item, a commit), with the reason and its raw text.",
 )
 
 RAW_GIT_COMMITS = Table(

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from fakes.arxiv_server import ArxivFixtures, running_fake_arxiv
+
+# Property-based tests (hypothesis): few examples and fixed seeds by default, so that the
+# suite takes seconds and a failure reproduces; TRACKER_FUZZ_EXAMPLES=N runs N examples
+# per property with fresh random seeds (README, "Bad input").
+settings.register_profile(
+    "ci", max_examples=30, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "fuzz",
+    max_examples=int(os.environ.get("TRACKER_FUZZ_EXAMPLES") or 1),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile("fuzz" if os.environ.get("TRACKER_FUZZ_EXAMPLES") else "ci")
 
 
 @dataclass

@@ -4,7 +4,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from orchestration.clients.arxiv_feed import ArxivFeedError, TruncatedFeedError, parse_feed, split_arxiv_id
+from orchestration.clients.arxiv_feed import (
+    ArxivFeedError,
+    TruncatedFeedError,
+    UnsafeFeedError,
+    parse_feed,
+    split_arxiv_id,
+)
 from fakes.arxiv_server import arxiv_entry, atom_feed, error_feed
 
 JAN_2 = datetime(2025, 1, 2, 15, 30, tzinfo=UTC)
@@ -121,3 +127,41 @@ def test_an_empty_feed_has_no_rows_but_its_total():
     page = parse_feed(atom_feed("q", [], total=250, start=100).encode(), "test")
     assert page.entries.is_empty() and page.quarantine.is_empty()
     assert (page.total_results, page.start_index, page.entry_count) == (250, 100, 0)
+
+
+def _with_doctype(content: bytes, doctype: str, title: str) -> bytes:
+    """`content` (a feed) with a DOCTYPE declaring entities, and `title` in its first entry."""
+    declaration, rest = content.split(b"\n", 1)
+    rest = rest.replace(b"<title>", f"<title>{title}".encode(), 1)
+    return declaration + b"\n" + doctype.encode() + b"\n" + rest
+
+
+BILLION_LAUGHS = (
+    '<!DOCTYPE feed [<!ENTITY lol "lol">'
+    + "".join(f'<!ENTITY lol{n} "{("&lol" + (str(n - 1) if n > 1 else "") + ";") * 10}">' for n in range(1, 10))
+    + "]>"
+)
+
+
+@pytest.mark.parametrize(
+    ("doctype", "title"),
+    [
+        (BILLION_LAUGHS, "&lol9;"),  # a billion laughs: 10^9 "lol"s if expanded
+        ('<!DOCTYPE feed [<!ENTITY secret SYSTEM "file:///etc/passwd">]>', "&secret;"),  # external entity
+        ('<!DOCTYPE feed [<!ENTITY % remote SYSTEM "http://127.0.0.1:9/evil.dtd"> %remote;]>', ""),  # external DTD
+    ],
+)
+def test_a_feed_declaring_entities_is_refused_unexpanded(doctype, title):
+    content = _with_doctype(feed(arxiv_entry("2501.00001", JAN_2)), doctype, title)
+    with pytest.raises(UnsafeFeedError, match="declares XML entities") as refused:
+        parse_feed(content, "http://fake/api/query")
+    assert isinstance(refused.value, TruncatedFeedError)  # retried like any response that is no feed
+    assert len(str(refused.value).splitlines()) == 1 and "lol" not in str(refused.value)
+
+
+def test_markup_inside_a_text_field_is_read_as_text():
+    entry = arxiv_entry("2501.00001", JAN_2).replace(
+        "<title>", "<title>Policy <b xmlns='http://www.w3.org/1999/xhtml'>Optimization</b> for ", 1
+    )
+    row = parse_feed(feed(entry), "test").entries.row(0, named=True)
+    assert row["title"].startswith("Policy Optimization for ")

@@ -4,6 +4,7 @@ for the live path, the recorded ../shared/snapshots for the snapshot path."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -144,6 +145,34 @@ def test_commits_are_kept_when_github_fails(live):
     cause = result.failure_data_for_node("framework_sources_refresh").error.cause
     assert cause.cls_name == "RateLimitExceeded" and "raise max_rate_limit_wait_s" in cause.message
     assert "test-token-not-logged" not in str(result.all_events)
+
+
+def test_unreadable_items_go_to_the_quarantine_and_leave_it_once_github_sends_them_whole(live):
+    _, github, sources, warehouse = live
+    hostile = {**issue_item(VERL.repo, 3, updated_at=T0 + timedelta(days=2)), "state": "<script>", "labels": "bug"}
+    github.fixtures.add_issues(VERL.repo, hostile)
+    github.fixtures.add_comments(VERL.repo, {**comment_item(VERL.repo, 502, 1, updated_at=T0), "id": "502"})
+    quarantined = "SELECT source, source_ref, reason, framework FROM raw.quarantine ORDER BY source_ref"
+
+    result = materialize(sources, warehouse, "verl")
+
+    assert result.success
+    threads = metadata(result, FRAMEWORK_THREADS)
+    assert (threads["items_received"], threads["items_quarantined"]) == (5, 2)  # 2 + 1 read, 2 quarantined
+    assert threads["dagster/row_count"] == 2 and metadata(result, FRAMEWORK_COMMENTS)["dagster/row_count"] == 1
+    rows = warehouse.read(quarantined).rows()
+    unreadable_comment = rows[0][1]  # no readable id: named by its content
+    assert re.fullmatch(r"volcengine/verl github_comments item sha256:[0-9a-f]{16}", unreadable_comment)
+    assert rows == [
+        ("github_comments", unreadable_comment, 'id "502": not an integer', "verl"),
+        ("github_threads", "volcengine/verl#3", 'state "<script>": not open or closed', "verl"),
+    ]
+
+    # GitHub sends #3 whole again (updated): it is stored, and leaves the quarantine.
+    github.fixtures.update_issue(VERL.repo, 3, state="open", labels=[], updated_at="2025-06-05T00:00:00Z")
+    assert materialize(sources, warehouse, "verl").success
+    assert warehouse.read("SELECT count(*) AS n FROM raw.github_threads")["n"][0] == 3
+    assert [row[1] for row in warehouse.read(quarantined).rows()] == [unreadable_comment]  # not asked again: kept
 
 
 def test_a_subset_refreshes_only_what_was_selected(live):

@@ -67,7 +67,8 @@ SMALL_HISTORY = [
 
 def test_frames_of_a_small_history(tmp_path):
     path = write_history(tmp_path, "acme__rl", SMALL_HISTORY)
-    commits, files = snapshot_commit_frames(path, "acme")
+    commits, files, quarantine = snapshot_commit_frames(path, "acme")
+    assert quarantine.is_empty()
 
     assert commits.schema == pl.Schema(RAW_GIT_COMMITS.schema)
     assert files.schema == pl.Schema(RAW_GIT_COMMIT_FILES.schema)
@@ -94,7 +95,7 @@ def test_lines_bytes_and_paths_give_the_same_frames(tmp_path):
     from_lines = snapshot_commit_frames(SMALL_HISTORY, "acme")
     from_bytes = snapshot_commit_frames(gzip.decompress(path.read_bytes()), "acme")
     for frames in (from_lines, from_bytes):
-        assert frames[0].equals(from_path[0]) and frames[1].equals(from_path[1])
+        assert all(frame.equals(expected) for frame, expected in zip(frames, from_path, strict=True))
 
 
 def test_a_path_with_a_space_recorded_in_two_rows_is_one_row():
@@ -109,7 +110,7 @@ def test_a_path_with_a_space_recorded_in_two_rows_is_one_row():
             {"path": "docs/only text.md\t", "additions": None, "deletions": None, "added_text": "t", "added_tokens": []},
         ],
     )  # fmt: skip
-    _commits, files = snapshot_commit_frames([line], "acme")
+    files = snapshot_commit_frames([line], "acme").files
     assert files.select("path", "additions", "deletions", "added_text", "added_tokens").rows() == [
         (spaced, 3, 1, "see https://x.org", ["GRPO", "see"]),
         ("src/a.py", 1, 0, "", ["aa"]),
@@ -118,8 +119,8 @@ def test_a_path_with_a_space_recorded_in_two_rows_is_one_row():
 
 
 def test_empty_history(tmp_path):
-    commits, files = snapshot_commit_frames([], "acme")
-    assert commits.is_empty() and files.is_empty()
+    commits, files, quarantine = snapshot_commit_frames([], "acme")
+    assert commits.is_empty() and files.is_empty() and quarantine.is_empty()
     assert commits.schema == pl.Schema(RAW_GIT_COMMITS.schema)
 
 
@@ -304,7 +305,7 @@ def test_the_recorded_watermark_is_a_quick_no_change():
 def test_recorded_tokens_follow_the_shared_rules():
     """The tokens of a code file's recorded reference lines are among its recorded tokens
     (where neither the text, its lines nor the tokens were cut off)."""
-    _commits, files = snapshot_commit_frames(shared_snapshots() / "github" / "alibaba__ROLL.jsonl.gz", "roll")
+    files = snapshot_commit_frames(shared_snapshots() / "github" / "alibaba__ROLL.jsonl.gz", "roll").files
     code = files.filter(
         (pl.col("added_text") != "")
         & ~pl.col("added_text_truncated")

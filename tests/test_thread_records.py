@@ -5,12 +5,24 @@ from datetime import UTC, datetime
 import polars as pl
 import pytest
 
-from orchestration.clients.thread_records import comments_from_api, snapshot_comment_id, snapshot_thread_frames, thread_number_from_issue_url, threads_from_api
+from orchestration.clients.thread_records import comment_records, snapshot_comment_id, snapshot_thread_frames, thread_number_from_issue_url, thread_records
 from fakes.github_server import comment_item, issue_item
 from orchestration.tables import RAW_GITHUB_COMMENTS, RAW_GITHUB_THREADS
 
 REPO = "acme/rl"
 T0 = datetime(2025, 3, 1, 12, 30, tzinfo=UTC)
+
+
+def threads_from_api(items: list[dict], framework: str) -> pl.DataFrame:
+    records = thread_records(items, framework, REPO)
+    assert records.quarantine.is_empty()
+    return records.rows
+
+
+def comments_from_api(items: list[dict], framework: str) -> pl.DataFrame:
+    records = comment_records(items, framework, REPO)
+    assert records.quarantine.is_empty()
+    return records.rows
 
 
 def test_schemas_have_the_contract_columns_in_order():

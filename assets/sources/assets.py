@@ -207,6 +207,7 @@ def framework_sources_refresh(
                     ["sha", "committed_at", "author", "message"],
                     **{"dagster/row_count": commits.commits_stored},
                     new_commits=batch.commits.height,
+                    new_commits_quarantined=batch.quarantine.height,
                     new_file_rows=batch.files.height,
                     full_rescan=batch.full_rescan,
                     head=batch.head or "",
@@ -218,7 +219,13 @@ def framework_sources_refresh(
             )
     if selected & {FRAMEWORK_THREADS, FRAMEWORK_COMMENTS}:
         threads = refresh_threads(framework_sources, warehouse, slug, state, context.log)
-        requests = {"requests": threads.batch.requests, "not_modified": threads.batch.not_modified}
+        requests = {
+            "requests": threads.batch.requests,
+            "not_modified": threads.batch.not_modified,
+            # received = updated threads + updated comments + older copies + quarantined
+            "items_received": threads.batch.received,
+            "items_quarantined": threads.batch.quarantine.height,
+        }
         if FRAMEWORK_THREADS in selected:
             yield dg.MaterializeResult(
                 asset_key=FRAMEWORK_THREADS,

@@ -9,8 +9,10 @@ from logging import Logger
 import duckdb
 import polars as pl
 
+from orchestration.clients.commit_records import COMMITS_SOURCE
 from orchestration.clients.git import CommitBatch
 from orchestration.clients.github import ThreadBatch, watermark
+from orchestration.clients.thread_records import COMMENTS_SOURCE, THREADS_SOURCE
 from orchestration.resources import FrameworkSources
 from orchestration.settings import framework
 from orchestration.tables import (
@@ -20,6 +22,7 @@ from orchestration.tables import (
     RAW_GITHUB_COMMENTS,
     RAW_GITHUB_THREADS,
     RAW_HTTP_CACHE,
+    RAW_QUARANTINE,
     RAW_SOURCE_STATE,
 )
 from orchestration.warehouse import SliceWrite, Warehouse, write_slices
@@ -30,6 +33,18 @@ _FRAMEWORK_SLICE = "framework = ?"
 def _keyed_slice(key: str, key_type: str) -> str:
     """The rows of one framework whose `key` is in a list parameter (the rows being upserted)."""
     return f"framework = ? AND list_contains(CAST(? AS {key_type}[]), {key})"
+
+
+def quarantine_write(slug: str, sources: list[str], frame: pl.DataFrame, settled_refs: list[str] | None) -> SliceWrite:
+    """The write of a framework's quarantined records of `sources` into raw.quarantine:
+    in place of all of them (`settled_refs` None: the whole history was read), or of those
+    whose key this refresh read again, readable or not (an item fixed since leaves)."""
+    where = "framework = ? AND list_contains(CAST(? AS VARCHAR[]), source)"
+    params: list[object] = [slug, sources]
+    if settled_refs is not None:
+        where += " AND list_contains(CAST(? AS VARCHAR[]), source_ref)"
+        params.append(settled_refs)
+    return SliceWrite(RAW_QUARANTINE.name, frame, where, params)
 
 
 def _state_row(slug: str, source: str, value: str | None) -> pl.DataFrame:
@@ -124,6 +139,13 @@ def refresh_commits(
             writes[:0] = [
                 SliceWrite(RAW_GIT_COMMITS.name, batch.commits, where, params),
                 SliceWrite(RAW_GIT_COMMIT_FILES.name, batch.files, where, params),
+                # New commits are new keys: an incremental refresh adds its quarantined ones.
+                quarantine_write(
+                    slug,
+                    [COMMITS_SOURCE],
+                    batch.quarantine,
+                    None if batch.full_rescan else batch.quarantine["source_ref"].to_list(),
+                ),
                 SliceWrite(
                     RAW_SOURCE_STATE.name, _state_row(slug, "commits", batch.watermark), "framework = ? AND source = 'commits'", [slug]
                 ),
@@ -133,6 +155,7 @@ def refresh_commits(
             stored = _count(conn, RAW_GIT_COMMITS.name, slug)
     log.info(
         f"framework_commits[{slug}]: {batch.commits.height} new commit(s), {batch.files.height} file row(s), "
+        f"{batch.quarantine.height} quarantined, "
         f"{'full rescan' if batch.full_rescan else 'incremental'}, {stored} stored in all; "
         f"{docs.height} contribution document(s)"
     )
@@ -151,7 +174,11 @@ def refresh_threads(
         framework(slug), watermark(state.threads_updated_at), watermark(state.comments_updated_at), log
     )
     unchanged = (
-        not batch.complete_history and batch.threads.is_empty() and batch.comments.is_empty() and etags == state.etags
+        not batch.complete_history
+        and batch.threads.is_empty()
+        and batch.comments.is_empty()
+        and batch.quarantine.is_empty()
+        and etags == state.etags
     )
     threads_stored, comments_stored = state.threads, state.comments
     if not unchanged:
@@ -173,11 +200,18 @@ def refresh_threads(
                     SliceWrite(RAW_GITHUB_THREADS.name, batch.threads, thread_slice, thread_params),
                     SliceWrite(RAW_GITHUB_COMMENTS.name, batch.comments, comment_slice, comment_params),
                     SliceWrite(RAW_HTTP_CACHE.name, cache, _FRAMEWORK_SLICE, [slug]),
+                    quarantine_write(
+                        slug,
+                        [THREADS_SOURCE, COMMENTS_SOURCE],
+                        batch.quarantine,
+                        None if batch.complete_history else batch.settled_refs,
+                    ),
                 ],
             )
             threads_stored, comments_stored = _count(conn, RAW_GITHUB_THREADS.name, slug), _count(conn, RAW_GITHUB_COMMENTS.name, slug)
     log.info(
-        f"framework_threads[{slug}]: {batch.threads.height} thread(s), {batch.comments.height} comment(s) "
+        f"framework_threads[{slug}]: {batch.threads.height} thread(s), {batch.comments.height} comment(s), "
+        f"{batch.quarantine.height} quarantined, of {batch.received} item(s) received "
         f"in {batch.requests} request(s) ({batch.not_modified} not modified), "
         f"{threads_stored} thread(s) and {comments_stored} comment(s) stored in all"
     )

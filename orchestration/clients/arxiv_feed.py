@@ -3,7 +3,8 @@
 One parser for the live API and for recorded responses: `parse_feed` turns one response
 into a `FeedPage` of entries (one row per entry version) and quarantined entries (one row
 per entry that could not be parsed, with its raw XML, the reason and its arXiv id where
-that much can be read), so nothing is lost.
+that much can be read), so nothing is lost. The response is parsed once, by defusedxml's
+ElementTree, which refuses entity declarations (XML bombs, external entities) unexpanded.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
-import feedparser
 import polars as pl
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring as defused_fromstring
 
 from orchestration.tables import RAW_ARXIV_ENTRIES, RAW_QUARANTINE
 
@@ -40,6 +42,12 @@ class ArxivFeedError(RuntimeError):
 
 class TruncatedFeedError(ArxivFeedError):
     """The response is not well-formed XML: cut off in transit, or not a feed at all."""
+
+
+class UnsafeFeedError(TruncatedFeedError):
+    """The response declares XML entities or external references (an XML bomb, or an
+    external entity aimed at local files): refused before anything is expanded. Not a
+    feed, like a truncated one, so it is retried and then fails the same way."""
 
 
 @dataclass(frozen=True)
@@ -86,106 +94,133 @@ def _opensearch_int(root: ET.Element, name: str) -> int | None:
         return None
 
 
-def _link(entry: dict, rel: str, title: str | None = None) -> str | None:
-    for link in entry.get("links", []):
-        if link.get("rel") == rel and (title is None or link.get("title") == title):
+def _text(element: ET.Element, tag: str) -> str | None:
+    """The whole text of the first child `tag` (markup inside it taken as text), or None."""
+    node = element.find(tag)
+    return "".join(node.itertext()) if node is not None else None
+
+
+def _clean(element: ET.Element, tag: str) -> str | None:
+    return normalize_whitespace(_text(element, tag))
+
+
+def _link(element: ET.Element, rel: str, title: str | None = None) -> str | None:
+    for link in element.findall(ATOM + "link"):
+        # Atom: a link without rel is the alternate one.
+        if link.get("rel", "alternate") == rel and (title is None or link.get("title") == title):
             return link.get("href")
     return None
 
 
-def _affiliations(element: ET.Element) -> list[dict[str, str]]:
-    # feedparser flattens arxiv:affiliation across authors, so read it from the XML.
-    pairs = []
+def _authors(element: ET.Element) -> tuple[list[str], list[dict[str, str]]]:
+    """The authors' names, and (author, affiliation) pairs from `arxiv:affiliation`."""
+    names, pairs = [], []
     for author in element.findall(ATOM + "author"):
-        name = normalize_whitespace(author.findtext(ATOM + "name")) or ""
+        name = _clean(author, ATOM + "name")
+        if name:
+            names.append(name)
         for affiliation in author.findall(ARXIV + "affiliation"):
-            if affiliation.text and affiliation.text.strip():
-                pairs.append({"author": name, "affiliation": normalize_whitespace(affiliation.text)})
-    return pairs
+            text = normalize_whitespace("".join(affiliation.itertext()))
+            if text:
+                pairs.append({"author": name or "", "affiliation": text})
+    return names, pairs
 
 
-def _entry_row(entry: dict, element: ET.Element) -> tuple[dict | None, str | None]:
+def _raw_id(element: ET.Element) -> str:
+    return (_text(element, ATOM + "id") or "").strip()
+
+
+def _entry_row(element: ET.Element) -> tuple[dict | None, str | None]:
     """The row of one entry, or the reason it cannot be stored."""
-    raw_id = entry.get("id") or ""
+    raw_id = _raw_id(element)
     arxiv_id = split_arxiv_id(raw_id) if raw_id else None
     if arxiv_id is None:
         return None, "no arXiv id" if not raw_id else f"unrecognised arXiv id {raw_id!r}"
-    title = normalize_whitespace(entry.get("title"))
+    title = _clean(element, ATOM + "title")
     if not title:
         return None, "no title"
-    published_at = parse_timestamp(element.findtext(ATOM + "published"))
+    published_text = _text(element, ATOM + "published")
+    published_at = parse_timestamp(published_text)
     if published_at is None:
-        return None, f"bad published date {element.findtext(ATOM + 'published')!r}"
-    updated_text = element.findtext(ATOM + "updated")
+        return None, f"bad published date {published_text!r}"
+    updated_text = _text(element, ATOM + "updated")
     updated_at = parse_timestamp(updated_text) if updated_text else published_at
     if updated_at is None:
         return None, f"bad updated date {updated_text!r}"
-    primary = (entry.get("arxiv_primary_category") or {}).get("term")
-    categories = [tag["term"] for tag in entry.get("tags", []) if tag.get("term")]
+    primary_node = element.find(ARXIV + "primary_category")
+    primary = primary_node.get("term") if primary_node is not None else None
+    categories = [term for node in element.findall(ATOM + "category") if (term := node.get("term"))]
     if primary and primary not in categories:
         categories.insert(0, primary)
+    authors, affiliations = _authors(element)
     return {
         "arxiv_id": arxiv_id[0],
         "version": arxiv_id[1],
         "title": title,
-        "abstract": normalize_whitespace(entry.get("summary")),
-        "authors": [normalize_whitespace(a["name"]) for a in entry.get("authors", []) if a.get("name")],
-        "author_affiliations": _affiliations(element),
+        "abstract": _clean(element, ATOM + "summary"),
+        "authors": authors,
+        "author_affiliations": affiliations,
         "primary_category": primary or (categories[0] if categories else None),
         "categories": categories,
-        "comment": normalize_whitespace(entry.get("arxiv_comment")),
-        "journal_ref": normalize_whitespace(entry.get("arxiv_journal_ref")),
-        "doi": normalize_whitespace(entry.get("arxiv_doi")),
+        "comment": _clean(element, ARXIV + "comment"),
+        "journal_ref": _clean(element, ARXIV + "journal_ref"),
+        "doi": _clean(element, ARXIV + "doi"),
         "published_at": published_at,
         "updated_at": updated_at,
-        "abstract_url": _link(entry, "alternate") or raw_id,
-        "pdf_url": _link(entry, "related", "pdf"),
+        "abstract_url": _link(element, "alternate") or raw_id,
+        "pdf_url": _link(element, "related", "pdf"),
     }, None
 
 
-def _recognised_id(entry: dict) -> str | None:
-    arxiv_id = split_arxiv_id(entry.get("id") or "")
-    return arxiv_id[0] if arxiv_id else None
-
-
 def _published_day(element: ET.Element) -> date | None:
-    published_at = parse_timestamp(element.findtext(ATOM + "published"))
+    published_at = parse_timestamp(_text(element, ATOM + "published"))
     return published_at.date() if published_at else None
 
 
-def _is_error_feed(entries: list[dict]) -> bool:
-    return len(entries) == 1 and (entries[0].get("title") or "").strip() == "Error" and (
-        "/api/errors" in (entries[0].get("id") or "") or not split_arxiv_id(entries[0].get("id") or "")
+def _is_error_feed(elements: list[ET.Element]) -> bool:
+    if len(elements) != 1:
+        return False
+    raw_id = _raw_id(elements[0])
+    return (_text(elements[0], ATOM + "title") or "").strip() == "Error" and (
+        "/api/errors" in raw_id or not split_arxiv_id(raw_id)
     )
+
+
+def _parse_xml(content: bytes, source_ref: str) -> ET.Element:
+    """The document's root, parsed once by defusedxml: a response that declares entities
+    (an XML bomb, or an external entity reaching for local files) is refused, not expanded."""
+    try:
+        return defused_fromstring(content)
+    except DefusedXmlException as error:
+        raise UnsafeFeedError(
+            f"{source_ref}: the response declares XML entities or external references, refused unread "
+            f"({type(error).__name__}); arXiv's feed has none: check ARXIV_API_URL or any proxy in between"
+        ) from error
+    except (ET.ParseError, LookupError, ValueError) as error:  # LookupError, ValueError: a declared encoding expat lacks
+        raise TruncatedFeedError(f"{source_ref}: the response is not well-formed XML ({error})") from error
 
 
 def parse_feed(content: bytes, source_ref: str) -> FeedPage:
     """Parse one arXiv API response; `source_ref` (the request URL or file) goes into the quarantine.
 
-    Raises TruncatedFeedError when the XML is not well-formed and ArxivFeedError for
-    arXiv's error feed.
+    Raises TruncatedFeedError when the XML is not well-formed (UnsafeFeedError when it
+    declares entities) and ArxivFeedError for arXiv's error feed.
     """
-    try:
-        root = ET.fromstring(content)
-    except ET.ParseError as error:
-        raise TruncatedFeedError(f"{source_ref}: the response is not well-formed XML ({error})") from error
+    root = _parse_xml(content, source_ref)
     if root.tag != ATOM + "feed":
         raise TruncatedFeedError(f"{source_ref}: the response is not an Atom feed (root <{root.tag}>)")
-    parsed = feedparser.parse(content)
     elements = root.findall(ATOM + "entry")
-    entries = parsed.entries
-    if len(entries) != len(elements):  # feedparser and ElementTree must agree on what the entries are
-        raise TruncatedFeedError(f"{source_ref}: {len(elements)} <entry> elements but {len(entries)} parsed")
-    if _is_error_feed(entries):
-        message = normalize_whitespace(entries[0].get("summary")) or "no message"
+    if _is_error_feed(elements):
+        message = _clean(elements[0], ATOM + "summary") or "no message"
         raise ArxivFeedError(f"arXiv rejected the query {source_ref}: {message}")
 
     rows, quarantined = [], []
-    for entry, element in zip(entries, elements, strict=True):
-        row, reason = _entry_row(entry, element)
+    for element in elements:
+        row, reason = _entry_row(element)
         if row is not None:
             rows.append(row)
         else:
+            recognised = split_arxiv_id(_raw_id(element))
             quarantined.append(
                 {
                     "source": "arxiv",
@@ -193,7 +228,7 @@ def parse_feed(content: bytes, source_ref: str) -> FeedPage:
                     "reason": reason,
                     "raw_text": ET.tostring(element, encoding="unicode"),
                     "published_day": _published_day(element),
-                    "arxiv_id": _recognised_id(entry),
+                    "arxiv_id": recognised[0] if recognised else None,
                 }
             )
     return FeedPage(

@@ -14,6 +14,11 @@ with the rules of the snapshot so that either source links alike:
 - `additions` and `deletions`: line counts against the first parent, null for binary files.
 
 Merges are diffed against their first parent; a renamed file is its new path.
+
+A commit whose author or commit time cannot be read (git accepts time zones no calendar
+has; a recorded line may lack a time) is not stored as a commit: it goes, with its
+files' paths, to the quarantine rows (raw.quarantine, `source` git_commits, keyed by its
+URL), so that no inclusion is dated by a time nobody can read and nothing is lost.
 """
 
 from __future__ import annotations
@@ -25,14 +30,24 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
-from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
+from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES, RAW_QUARANTINE
 
 _UTC_TIME = pl.Datetime("us", "UTC")
 
+#: raw.quarantine `source` of the commits whose times cannot be read.
+COMMITS_SOURCE = "git_commits"
 
+
+class CommitRecords(NamedTuple):
+    """Commits (RAW_GIT_COMMITS.schema), their files (RAW_GIT_COMMIT_FILES.schema) and
+    the commits that could not be read (RAW_QUARANTINE.schema)."""
+
+    commits: pl.DataFrame
+    files: pl.DataFrame
+    quarantine: pl.DataFrame
 
 
 #: Files whose added lines are kept whole (prose, where papers are cited and named).
@@ -181,26 +196,60 @@ def commit_html_url(repo: str, sha: str) -> str:
 
 
 def _utc_from_iso(column: str) -> pl.Expr:
-    """An ISO-8601 text with its UTC offset (`+08:00`, or `Z`) as a UTC time; null where
-    malformed (git accepts bogus time zones that no calendar has)."""
+    """An ISO-8601 text with its UTC offset (`+08:00`, or `Z`; fractions of a second
+    allowed) as a UTC time; null where malformed (git accepts bogus time zones that no
+    calendar has)."""
     return (
         pl.col(column)
         .str.replace(r"Z$", "+00:00")
-        .str.to_datetime("%Y-%m-%dT%H:%M:%S%z", time_unit="us", strict=False)
+        .str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%z", time_unit="us", strict=False)
         .dt.convert_time_zone("UTC")
     )
 
 
-def commits_frame(columns: Mapping[str, list[Any]]) -> pl.DataFrame:
-    """Rows of RAW_GIT_COMMITS.schema from columns with the times still ISO-8601 text."""
-    text_times = {**RAW_GIT_COMMITS.schema, "authored_at": pl.Utf8(), "committed_at": pl.Utf8()}
-    return pl.DataFrame(dict(columns), schema=text_times).with_columns(
-        _utc_from_iso("authored_at"), _utc_from_iso("committed_at")
+def _time_problem(column: str) -> pl.Expr:
+    """Why the text time `column` cannot be read (null where it can)."""
+    return (
+        pl.when(pl.col(column).is_null())
+        .then(pl.lit(f"no {column}"))
+        .when(_utc_from_iso(column).is_null())
+        .then(pl.format(f"bad {column} '{{}}': not an ISO-8601 time with a UTC offset", pl.col(column)))
     )
 
 
-def commit_files_frame(columns: Mapping[str, list[Any]]) -> pl.DataFrame:
-    return pl.DataFrame(dict(columns), schema=RAW_GIT_COMMIT_FILES.schema)
+def dated_commits(commits: pl.DataFrame, files: pl.DataFrame) -> CommitRecords:
+    """`commits` (RAW_GIT_COMMITS columns, the times still ISO-8601 text) with their times
+    in UTC, and `files` (RAW_GIT_COMMIT_FILES.schema); a commit whose times cannot be read
+    goes to the quarantine instead, with its JSON (its files' paths included)."""
+    problems = commits.with_columns(_reason=pl.coalesce(_time_problem("committed_at"), _time_problem("authored_at")))
+    undated = problems.filter(pl.col("_reason").is_not_null())
+    dated = problems.filter(pl.col("_reason").is_null()).drop("_reason")
+    dated = dated.with_columns(_utc_from_iso("authored_at"), _utc_from_iso("committed_at")).cast(RAW_GIT_COMMITS.schema)
+    if undated.is_empty():
+        return CommitRecords(dated, files, RAW_QUARANTINE.empty())
+    paths = files.join(undated.select("sha"), on="sha", how="semi").group_by("sha", maintain_order=True).agg(paths=pl.col("path"))
+    quarantine = undated.join(paths, on="sha", how="left", maintain_order="left").select(
+        source=pl.lit(COMMITS_SOURCE),
+        source_ref=pl.coalesce("html_url", pl.format("{} {}", "framework", "sha")),
+        reason="_reason",
+        raw_text=pl.struct(
+            "sha", "parents", "author", "authored_at", "committed_at", "message", pl.col("paths").fill_null([])
+        ).struct.json_encode(),
+        framework="framework",
+    )
+    return CommitRecords(
+        dated,
+        files.join(undated.select("sha"), on="sha", how="anti", maintain_order="left"),
+        pl.concat([RAW_QUARANTINE.empty(), quarantine], how="diagonal_relaxed").cast(RAW_QUARANTINE.schema),
+    )
+
+
+def commit_records(commits: Mapping[str, list[Any]], files: Mapping[str, list[Any]]) -> CommitRecords:
+    """Commits and files from columns, the commits' times still ISO-8601 text (see dated_commits)."""
+    text_times = {**RAW_GIT_COMMITS.schema, "authored_at": pl.Utf8(), "committed_at": pl.Utf8()}
+    return dated_commits(
+        pl.DataFrame(dict(commits), schema=text_times), pl.DataFrame(dict(files), schema=RAW_GIT_COMMIT_FILES.schema)
+    )
 
 
 def snapshot_docs_frame(records: Iterable[Mapping[str, Any]], framework_slug: str) -> pl.DataFrame:
@@ -235,8 +284,9 @@ def _snapshot_bytes(lines_or_path: str | os.PathLike[str] | bytes | Iterable[Map
 
 def snapshot_commit_frames(
     lines_or_path: str | os.PathLike[str] | bytes | Iterable[Mapping[str, Any]], framework_slug: str
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(commits, files) of one framework's snapshot history `<owner>__<repo>.jsonl.gz`.
+) -> CommitRecords:
+    """Commits, files and quarantined commits of one framework's snapshot history
+    `<owner>__<repo>.jsonl.gz`.
 
     One commit row per line, in the file's order (newest first), times converted to UTC;
     one file row per recorded changed path. `added_text_truncated` is where the recorded
@@ -244,15 +294,13 @@ def snapshot_commit_frames(
     """
     data = _snapshot_bytes(lines_or_path)
     if not data.strip():
-        return empty_commits(), empty_commit_files()
+        return CommitRecords(empty_commits(), empty_commit_files(), RAW_QUARANTINE.empty())
     lines = pl.read_ndjson(io.BytesIO(data), schema=_SNAPSHOT_LINE_SCHEMA).with_columns(
         framework=pl.lit(framework_slug, pl.Utf8()),
         diff_incomplete=pl.col("diff_incomplete").fill_null(False),
         parents=pl.col("parents").fill_null([]),
     )
-    commits = lines.with_columns(_utc_from_iso("authored_at"), _utc_from_iso("committed_at")).select(
-        list(RAW_GIT_COMMITS.schema)
-    )
+    commits = lines.select(list(RAW_GIT_COMMITS.schema))
     files = (
         lines.select("framework", "sha", "files")
         .explode("files")
@@ -266,7 +314,7 @@ def snapshot_commit_frames(
     files = _merge_tab_suffixed_paths(files).with_columns(
         added_text_truncated=pl.col("added_text").str.len_chars() >= ADDED_TEXT_CAP
     )
-    return commits.cast(RAW_GIT_COMMITS.schema), files.select(list(RAW_GIT_COMMIT_FILES.schema)).cast(RAW_GIT_COMMIT_FILES.schema)
+    return dated_commits(commits, files.select(list(RAW_GIT_COMMIT_FILES.schema)).cast(RAW_GIT_COMMIT_FILES.schema))
 
 
 def _merge_tab_suffixed_paths(files: pl.DataFrame) -> pl.DataFrame:

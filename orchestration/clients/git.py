@@ -10,6 +10,7 @@ the commits that are new since the last refresh's head with one streamed `git lo
 from __future__ import annotations
 
 import abc
+import base64
 import hashlib
 import io
 import logging
@@ -23,13 +24,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import polars as pl
 
-from orchestration.clients.commit_records import AddedLines, commit_files_frame, commit_html_url, commits_frame, empty_commit_files, empty_commits, empty_docs, snapshot_commit_frames, snapshot_docs_frame
-from orchestration.clients.snapshot_files import SnapshotFileError, fail_at_first_bad_line, gunzipped, json_lines
+from orchestration.clients.commit_records import AddedLines, CommitRecords, commit_html_url, commit_records, empty_commit_files, empty_commits, empty_docs, snapshot_commit_frames, snapshot_docs_frame
+from orchestration.clients.snapshot_files import SnapshotFileError, fail_at_first_bad_line, gunzipped, iter_json_lines, json_lines
 from orchestration.settings import Framework
-from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
+from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_QUARANTINE
 
 _log = logging.getLogger(__name__)
 
@@ -104,6 +106,8 @@ class CommitBatch:
     #: What the next refresh is to be given: the head, or for a snapshot the head and the
     #: digest of the file read (default: the head).
     watermark: str | None = None
+    #: Commits whose times cannot be read (RAW_QUARANTINE.schema): not in `commits`.
+    quarantine: pl.DataFrame = field(default_factory=RAW_QUARANTINE.empty)
 
     def __post_init__(self) -> None:
         if self.watermark is None:
@@ -128,6 +132,15 @@ def _empty_batch(head: str | None, watermark: str | None = None) -> CommitBatch:
 def _redact(text: str) -> str:
     """`text` without the credentials of any URL in it (`https://user:token@host`)."""
     return _URL_CREDENTIALS.sub("***@", text)
+
+
+def _transfer_failed(action: str, url: str, mirror: Path, stderr: bytes) -> GitUnavailableError:
+    error = _last_error_line(_text(stderr))
+    if re.search(r"could not read Username|Authentication failed|\b40[13]\b", error):
+        fix = "the remote asks for credentials: set GITHUB_TOKEN (or check it)"
+    else:
+        fix = "check the network and the repository in orchestration/config/frameworks.toml"
+    return GitUnavailableError(f"cannot {action} {_redact(url)} into {mirror}: {error}; {fix}, {_SNAPSHOT_HINT}")
 
 
 def _last_error_line(stderr: str) -> str:
@@ -269,7 +282,10 @@ def _read_numstat(stream: _ByteStream) -> list[tuple[str, int | None, int | None
     with an empty one. A rename is `adds\\tdels\\t` then the old and the new path."""
     changes = []
     while (record := stream.read_until(b"\0")) is not None and record:
-        additions, deletions, path = _text(record).split("\t", 2)
+        fields = _text(record).split("\t", 2)
+        if len(fields) != 3 or not all(count == "-" or count.isdigit() for count in fields[:2]):
+            break  # cut off mid-record: git died while printing (its error says why)
+        additions, deletions, path = fields
         if not path:
             stream.read_until(b"\0")  # the old path
             path = _text(stream.read_until(b"\0") or b"")
@@ -354,9 +370,18 @@ class GitMirrorCommits(CommitSource):
     failing the refresh.
     """
 
-    def __init__(self, mirror_dir: str | os.PathLike[str], remote_url_template: str = DEFAULT_REMOTE_URL_TEMPLATE) -> None:
+    def __init__(
+        self,
+        mirror_dir: str | os.PathLike[str],
+        remote_url_template: str = DEFAULT_REMOTE_URL_TEMPLATE,
+        token: str | None = None,
+    ) -> None:
         self.mirror_dir = Path(mirror_dir)
         self.remote_url_template = remote_url_template
+        self._token = token or None
+
+    def __repr__(self) -> str:
+        return f"GitMirrorCommits({str(self.mirror_dir)!r}, {_redact(self.remote_url_template)!r}, authenticated={self._token is not None})"
 
     def mirror_path(self, framework: Framework) -> Path:
         return self.mirror_dir / f"{framework.snapshot_stem}.git"
@@ -378,12 +403,40 @@ class GitMirrorCommits(CommitSource):
         # A remote that wants credentials fails at once instead of waiting for a prompt.
         return {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never", "LC_ALL": "C"}
 
+    def _credentials(self, url: str) -> tuple[str, dict[str, str]]:
+        """`url` without credentials, and the environment that authenticates one git command
+        to its host: the URL's own user and password, else the token (GITHUB_TOKEN, as
+        `x-access-token`), as an `Authorization` header scoped to that host. Given through
+        GIT_CONFIG_* variables, the header reaches neither the command line (`ps`) nor the
+        mirror's config, which a clone writes the URL it was given into."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not (parts.username or self._token):
+            return url, {}
+        user_password = (
+            f"{unquote(parts.username)}:{unquote(parts.password or '')}" if parts.username else f"x-access-token:{self._token}"
+        )
+        hostname = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+        host = f"{hostname}:{parts.port}" if parts.port else hostname
+        clean = urlunsplit(parts._replace(netloc=host))
+        index = int(os.environ.get("GIT_CONFIG_COUNT") or 0)  # after any the user set
+        return clean, {
+            "GIT_CONFIG_COUNT": str(index + 1),
+            f"GIT_CONFIG_KEY_{index}": f"http.{parts.scheme}://{host}/.extraHeader",
+            f"GIT_CONFIG_VALUE_{index}": "Authorization: Basic " + base64.b64encode(user_password.encode()).decode(),
+        }
+
     def _run(
-        self, args: Sequence[str], *, mirror: Path | None = None, check: bool = True, stdin: IO[bytes] | None = None
+        self,
+        args: Sequence[str],
+        *,
+        mirror: Path | None = None,
+        check: bool = True,
+        stdin: IO[bytes] | None = None,
+        environment: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
         command = [self._git_binary(), *(["--git-dir", str(mirror)] if mirror else []), *args]
         try:
-            result = subprocess.run(command, stdin=stdin, capture_output=True, env=self._environment())
+            result = subprocess.run(command, stdin=stdin, capture_output=True, env={**self._environment(), **(environment or {})})
         except FileNotFoundError:
             raise GitUnavailableError("git not found on PATH; install git or set TRACKER_SNAPSHOT_DIR to read recorded histories") from None
         if check and result.returncode != 0:
@@ -395,7 +448,8 @@ class GitMirrorCommits(CommitSource):
 
     def _sync_mirror(self, framework: Framework, log: Logger) -> Path:
         """Clones the mirror the first time, else fetches the default branch into it."""
-        mirror, url = self.mirror_path(framework), self.remote_url(framework)
+        mirror = self.mirror_path(framework)
+        url, credentials = self._credentials(self.remote_url(framework))
         branch = framework.default_branch
         if (mirror / "HEAD").is_file():
             log.info(f"git {framework.repo}: fetching {branch} from {_redact(url)}")
@@ -403,12 +457,10 @@ class GitMirrorCommits(CommitSource):
                 [*_TRANSFER_CONFIG, "fetch", "--prune", "--no-tags", "--quiet", url, f"+refs/heads/{branch}:refs/heads/{branch}"],
                 mirror=mirror,
                 check=False,
+                environment=credentials,
             )
             if result.returncode != 0:
-                raise GitUnavailableError(
-                    f"cannot fetch {_redact(url)} into {mirror}: {_last_error_line(_text(result.stderr))}; "
-                    f"check the network and the repository in orchestration/config/frameworks.toml, {_SNAPSHOT_HINT}"
-                )
+                raise _transfer_failed("fetch", url, mirror, result.stderr)
             return mirror
         # Clone beside the mirror and move it in place: a killed clone leaves no half mirror.
         self.mirror_dir.mkdir(parents=True, exist_ok=True)
@@ -418,13 +470,11 @@ class GitMirrorCommits(CommitSource):
         result = self._run(
             [*_TRANSFER_CONFIG, "clone", "--bare", "--quiet", "--no-tags", "--single-branch", "--branch", branch, "--", url, str(partial)],
             check=False,
+            environment=credentials,
         )
         if result.returncode != 0:
             shutil.rmtree(partial, ignore_errors=True)
-            raise GitUnavailableError(
-                f"cannot clone {_redact(url)} into {mirror}: {_last_error_line(_text(result.stderr))}; "
-                f"check the network and the repository in orchestration/config/frameworks.toml, {_SNAPSHOT_HINT}"
-            )
+            raise _transfer_failed("clone", url, mirror, result.stderr)
         shutil.rmtree(mirror, ignore_errors=True)  # a directory without HEAD is no mirror
         partial.rename(mirror)
         return mirror
@@ -536,8 +586,19 @@ class GitMirrorCommits(CommitSource):
         shas = _text(self._run(["rev-list", *revisions], mirror=mirror).stdout).split()
         log.info(f"git {framework.repo}: parsing {len(shas)} commit(s) {'since ' + watermark[:12] if incremental else 'in all'}")
         commits = self._parse(mirror, shas, framework.repo, log)
+        records = _records(commits, framework)
+        if records.quarantine.height:
+            log.warning(
+                f"git {framework.repo}: {records.quarantine.height} commit(s) with unreadable times went to "
+                f"raw.quarantine, e.g. {records.quarantine['source_ref'][0]}: {records.quarantine['reason'][0]}"
+            )
         return CommitBatch(
-            *_frames(commits, framework), head=head, full_rescan=not incremental, commits_scanned=len(commits)
+            records.commits,
+            records.files,
+            head=head,
+            full_rescan=not incremental,
+            commits_scanned=len(commits),
+            quarantine=records.quarantine,
         )
 
     def contribution_docs(self, framework: Framework) -> pl.DataFrame:
@@ -588,10 +649,11 @@ class GitMirrorCommits(CommitSource):
         )
 
 
-def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(commits, files) frames of parsed commits."""
+def _records(commits: list[_ParsedCommit], framework: Framework) -> CommitRecords:
+    """The commits, files and quarantined commits of parsed commits."""
     slug, repo = framework.slug, framework.repo
-    commit_rows = commits_frame(
+    changed = [(c.sha, f) for c in commits for f in c.files]
+    return commit_records(
         {
             "framework": [slug] * len(commits),
             "sha": [c.sha for c in commits],
@@ -602,10 +664,7 @@ def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.Data
             "message": [c.message for c in commits],
             "html_url": [commit_html_url(repo, c.sha) for c in commits],
             "diff_incomplete": [c.diff_incomplete for c in commits],
-        }
-    )
-    changed = [(c.sha, f) for c in commits for f in c.files]
-    file_rows = commit_files_frame(
+        },
         {
             "framework": [slug] * len(changed),
             "sha": [sha for sha, _ in changed],
@@ -615,9 +674,8 @@ def _frames(commits: list[_ParsedCommit], framework: Framework) -> tuple[pl.Data
             "added_text": [f.added_text for _, f in changed],
             "added_text_truncated": [f.added_text_truncated for _, f in changed],
             "added_tokens": [f.added_tokens for _, f in changed],
-        }
+        },
     )
-    return commit_rows, file_rows
 
 
 # -- the snapshot source ----------------------------------------------------------------
@@ -659,11 +717,20 @@ class SnapshotCommits(CommitSource):
             # The very bytes that were read whole and loaded before: nothing to check again.
             log.info(f"snapshot {path.name}: unchanged since it was loaded (head {loaded_head[:12]}); no new commits")
             return _empty_batch(loaded_head or None, watermark)
-        commits, files = _recorded_commits(path, content, framework.slug)
-        head = commits["sha"][0] if commits.height else None
-        log.info(f"snapshot {path.name}: {commits.height} commit(s), {files.height} file row(s)")
+        commits, files, quarantine = _recorded_commits(path, content, framework.slug)
+        head = _recorded_head(path, content) if quarantine.height else (commits["sha"][0] if commits.height else None)
+        log.info(
+            f"snapshot {path.name}: {commits.height} commit(s), {files.height} file row(s)"
+            + (f", {quarantine.height} commit(s) with unreadable times quarantined" if quarantine.height else "")
+        )
         return CommitBatch(
-            commits, files, head, full_rescan=True, commits_scanned=commits.height, watermark=f"{head or ''} {digest}"
+            commits,
+            files,
+            head,
+            full_rescan=True,
+            commits_scanned=commits.height + quarantine.height,
+            watermark=f"{head or ''} {digest}",
+            quarantine=quarantine,
         )
 
     def docs_path(self, framework: Framework) -> Path:
@@ -701,15 +768,23 @@ def _blob_sha(text: str) -> str:
     return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
 
 
-def _recorded_commits(path: Path, content: bytes, slug: str) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(commits, files) of a recorded history file's `content`, read whole; a truncated or
-    corrupt file fails with its path (and the first bad line)."""
+def _recorded_commits(path: Path, content: bytes, slug: str) -> CommitRecords:
+    """The commits, files and quarantined commits of a recorded history file's `content`,
+    read whole; a truncated or corrupt file fails with its path (and the first bad line)."""
     data = gunzipped(path, content)
     try:
-        commits, files = snapshot_commit_frames(data, slug)
+        records = snapshot_commit_frames(data, slug)
     except pl.exceptions.PolarsError as error:
         problem = str(error).strip().splitlines()[0]
         fail_at_first_bad_line(path, data, f"not commit lines of the snapshot format ({problem})", ("sha",))
-    if commits["sha"].has_nulls():
-        fail_at_first_bad_line(path, data, "a commit without a sha", ("sha",))
-    return commits, files
+    shas = pl.concat([records.commits["sha"], records.quarantine["raw_text"].str.json_path_match("$.sha")])
+    if not shas.str.contains("^[0-9a-f]{40}$").fill_null(False).all():
+        fail_at_first_bad_line(path, data, "a commit whose sha is not 40 hexadecimal digits", ("sha",))
+    return records
+
+
+def _recorded_head(path: Path, content: bytes) -> str | None:
+    """The sha of the first line (the newest commit) of a recorded history."""
+    for record in iter_json_lines(path, gunzipped(path, content), ("sha",)):
+        return str(record["sha"])
+    return None

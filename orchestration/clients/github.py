@@ -18,7 +18,7 @@ import random
 import re
 import time
 from collections.abc import Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,11 +27,14 @@ import httpx
 import polars as pl
 
 from orchestration.clients.thread_records import (
-    comments_from_api,
+    comment_records,
+    comment_ref,
     empty_comments,
+    empty_quarantine,
     empty_threads,
     snapshot_thread_frames,
-    threads_from_api,
+    thread_records,
+    thread_ref,
 )
 from orchestration.clients.snapshot_files import gunzipped, json_lines
 from orchestration.settings import Framework
@@ -377,6 +380,12 @@ class ThreadBatch:
     #: True when the frames are the framework's whole history (replace its rows), False
     #: for the changes since the watermarks (upsert by number / comment_id).
     complete_history: bool
+    #: Items that could not be read (RAW_QUARANTINE.schema), and the quarantine keys
+    #: (`source_ref`) this batch settles: its quarantined items' and its rows'.
+    quarantine: pl.DataFrame = field(default_factory=empty_quarantine)
+    settled_refs: list[str] = field(default_factory=list)
+    #: Items received from the API (rows + older copies of a row + quarantined).
+    received: int = 0
 
 
 class ThreadSource(abc.ABC):
@@ -445,8 +454,12 @@ class GithubApiThreads(ThreadSource):
             {"sort": "updated", "direction": "asc", "per_page": PER_PAGE, "since": since_param(comments_since)},
             log=log,
         )
-        threads = threads_from_api(issues, framework.slug) if issues is not None else empty_threads()
-        comment_rows = comments_from_api(comments, framework.slug) if comments is not None else empty_comments()
+        read = [
+            records(items or [], framework.slug, framework.repo)
+            for records, items in ((thread_records, issues), (comment_records, comments))
+        ]
+        threads, comment_rows = read[0].rows, read[1].rows
+        quarantine = pl.concat([r.quarantine for r in read])
         batch = ThreadBatch(
             threads=threads,
             comments=comment_rows,
@@ -455,12 +468,22 @@ class GithubApiThreads(ThreadSource):
             # Without watermarks both lists were read whole: they replace what is stored
             # (which also drops rows a snapshot load left behind).
             complete_history=threads_since is None and comments_since is None and issues is not None and comments is not None,
+            quarantine=quarantine,
+            settled_refs=read[0].refs(lambda n: thread_ref(framework.repo, n), "number")
+            + read[1].refs(lambda n: comment_ref(framework.repo, n), "comment_id"),
+            received=sum(r.received for r in read),
         )
         log.info(
             f"GitHub {framework.repo}: {threads.height} thread(s) since {since_param(threads_since) or 'the start'}, "
-            f"{comment_rows.height} comment(s) since {since_param(comments_since) or 'the start'}; "
-            f"{batch.requests} request(s), {batch.not_modified} not modified"
+            f"{comment_rows.height} comment(s) since {since_param(comments_since) or 'the start'}"
+            + (f", {quarantine.height} unreadable item(s) quarantined" if quarantine.height else "")
+            + f"; {batch.requests} request(s), {batch.not_modified} not modified"
         )
+        if quarantine.height:
+            log.warning(
+                f"GitHub {framework.repo}: {quarantine.height} item(s) could not be read and went to raw.quarantine, "
+                f"e.g. {quarantine['source_ref'][0]}: {quarantine['reason'][0]}"
+            )
         return batch
 
 

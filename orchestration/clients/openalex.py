@@ -4,7 +4,8 @@
 OpenAlex's usage cost). The client is polite: at most one request per `min_interval_s`,
 bounded retries with backoff on 429/403 (OpenAlex's rate limits), 5xx and broken
 connections, and a hard cap of requests per run. The key lives only in the query
-string sent to OpenAlex: never in logs, errors or stored rows. Answers are cached in
+string sent to OpenAlex (the only place OpenAlex reads it): never in errors or stored
+rows, and redacted from httpx's request log (`orchestration.clients.redaction`). Answers are cached in
 the warehouse by the caller (`raw.openalex_works`), so a paper is asked about once.
 """
 
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 
 import httpx
 import polars as pl
+from orchestration.clients.redaction import redact_httpx_logs
 from orchestration.tables import RAW_OPENALEX_WORKS
 
 DEFAULT_API_URL = "https://api.openalex.org"
@@ -105,6 +107,8 @@ class OpenAlexClient(AffiliationLookup):
         self._http = httpx.Client(
             timeout=timeout_s, headers={"User-Agent": user_agent, "Accept": "application/json"}, transport=transport
         )
+        if self._api_key:
+            redact_httpx_logs()  # httpx logs each request's URL, and the key is in its query
 
     def close(self) -> None:
         self._http.close()

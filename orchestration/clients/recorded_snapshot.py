@@ -22,7 +22,7 @@ def recorded_frames(snapshot: Path) -> dict[str, pl.DataFrame]:
     commits, files, threads, comments = [], [], [], []
     for framework in frameworks():
         history = snapshot / "github" / f"{framework.snapshot_stem}.jsonl.gz"
-        framework_commits, framework_files = snapshot_commit_frames(history, framework.slug)
+        framework_commits, framework_files, _undated = snapshot_commit_frames(history, framework.slug)
         commits.append(framework_commits)
         files.append(framework_files)
         thread_file = snapshot / "github" / f"{framework.snapshot_stem}.threads.jsonl.gz"
