@@ -59,6 +59,7 @@ class ArxivFetch:
     `opensearch:totalResults` over the queries. `outside_window` counts the entries
     returned whose first version falls outside the window; `duplicates` the entries
     returned twice (arXiv's paging shifts when papers are announced during a harvest).
+    `requests` counts the requests sent, `retries` those that repeated a failed one.
     """
 
     entries: pl.DataFrame
@@ -71,6 +72,7 @@ class ArxivFetch:
     pages: int
     queries: int
     requests: int
+    retries: int = 0
 
     @property
     def complete(self) -> bool:
@@ -90,7 +92,9 @@ def _total_results(pages: list[FeedPage]) -> int:
     return latest if latest is not None else sum(page.entry_count for page in pages)
 
 
-def _window_fetch(queries: list[list[FeedPage]], first_day: date, last_day: date, requests: int) -> ArxivFetch:
+def _window_fetch(
+    queries: list[list[FeedPage]], first_day: date, last_day: date, requests: int, retries: int = 0
+) -> ArxivFetch:
     """Keep what belongs to the window, once: the filter shared by the live and snapshot clients.
 
     `queries` holds the pages of each query (a live sub-range, or a recorded file).
@@ -121,6 +125,7 @@ def _window_fetch(queries: list[list[FeedPage]], first_day: date, last_day: date
         pages=len(pages),
         queries=len(queries),
         requests=requests,
+        retries=retries,
     )
 
 
@@ -288,12 +293,13 @@ class LiveArxivClient(ArxivClient):
     def fetch_window(self, first_day: date, last_day: date, log: Log) -> ArxivFetch:
         headers = {"User-Agent": self.user_agent}
         self.requests = 0
+        retries = self.retries
         deadline = Deadline(self.deadline_minutes, self._clock, "deadline_minutes of the arxiv resource")
         with httpx.Client(
             headers=headers, timeout=self.timeout_s, transport=self._transport, follow_redirects=True
         ) as http:
             queries = self._query_pages(http, first_day, last_day, deadline, log)
-        return _window_fetch(queries, first_day, last_day, self.requests)
+        return _window_fetch(queries, first_day, last_day, self.requests, self.retries - retries)
 
 
 class SnapshotArxivClient(ArxivClient):

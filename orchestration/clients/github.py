@@ -400,6 +400,7 @@ class ThreadBatch:
     #: True when the frames are the framework's whole history (replace its rows), False
     #: for the changes since the watermarks (upsert by number / comment_id).
     complete_history: bool
+    retries: int = 0  # requests that repeated a failed one
 
 
 class ThreadSource(abc.ABC):
@@ -456,7 +457,7 @@ class GithubApiThreads(ThreadSource):
         log: Logger | None = None,
     ) -> ThreadBatch:
         log = log or _log
-        requests, not_modified = self.client.requests, self.client.not_modified
+        requests, not_modified, retries = self.client.requests, self.client.not_modified, self.client.retries
         deadline = self.client.deadline()  # one for the refresh's two lists
         repo = f"/repos/{framework.owner}/{framework.name}"
         issues = self.client.get_pages(
@@ -481,11 +482,12 @@ class GithubApiThreads(ThreadSource):
             # Without watermarks both lists were read whole: they replace what is stored
             # (which also drops rows a snapshot load left behind).
             complete_history=threads_since is None and comments_since is None and issues is not None and comments is not None,
+            retries=self.client.retries - retries,
         )
         log.info(
             f"GitHub {framework.repo}: {threads.height} thread(s) since {since_param(threads_since) or 'the start'}, "
             f"{comment_rows.height} comment(s) since {since_param(comments_since) or 'the start'}; "
-            f"{batch.requests} request(s), {batch.not_modified} not modified"
+            f"{batch.requests} request(s) ({batch.retries} retried), {batch.not_modified} not modified"
         )
         return batch
 
