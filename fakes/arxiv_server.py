@@ -120,8 +120,11 @@ class Fault:
     @property
     def label(self) -> str:
         if self.kind == "status":
-            return f"HTTP {self.status}" + (f" Retry-After {self.retry_after}" if self.retry_after is not None else "")
-        return {"slow": "stall", "drop": "connection reset"}.get(self.kind, self.kind.replace("_", " "))
+            text = " plain text" if self.status == 429 else ""
+            return f"{self.status}{text}" + (" Retry-After" if self.retry_after is not None else "")
+        return {"slow": "stall", "drop": "connection reset", "error_feed": "HTTP-200 error feed"}.get(
+            self.kind, self.kind.replace("_", " ")
+        )
 
 
 def fault_mix(*, stall_s: float, retry_after_s: int = 1) -> list[Fault]:

@@ -113,11 +113,11 @@ class Fault:
     @property
     def label(self) -> str:
         if self.kind in ("status", "plain_429"):
-            return f"HTTP {self.status}" + (" plain text" if self.kind == "plain_429" else "")
+            return f"{self.status}" + (" plain text" if self.kind == "plain_429" else "")
         if self.kind == "secondary":
-            return f"HTTP {self.status} secondary limit" + (" Retry-After" if self.retry_after is not None else "")
+            return f"{self.status} secondary limit" + (" Retry-After" if self.retry_after is not None else "")
         if self.kind == "primary":
-            return f"HTTP {self.status} primary limit"
+            return f"{self.status} primary limit"
         return {"slow": "stall", "reset": "connection reset"}.get(self.kind, self.kind.replace("_", " "))
 
 
@@ -373,7 +373,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         fault = fixtures.take_fault(parts.path)
         spent_until: int | None = None
-        if fault is not None and fault.kind not in ("truncated", "empty_page"):
+        if fault is not None and fault.kind not in ("truncated", "empty_page", "normal"):
             fixtures.applied(fault)
             if fault.kind == "reset":
                 # SO_LINGER 0: close() sends RST, the client sees a reset without an answer.
