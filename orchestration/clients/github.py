@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import polars as pl
 
-from orchestration.clients.http_retry import Deadline, GaveUp, RetryableFault, RetryPolicy
+from orchestration.clients.http_retry import Deadline, GaveUp, RetryableFault, RetryPolicy, retry_after_s
 from orchestration.clients.thread_records import (
     comments_from_api,
     empty_comments,
@@ -289,13 +289,18 @@ class GithubClient:
             url=url,
         )
 
-    def _attempt(self, url: str, headers: dict[str, str], deadline: Deadline, log: Logger, *, followed: bool, secondary_hits: list[int]) -> _Answer:
-        """One GET: the page, or RetryableFault for what asking again may cure."""
+    def _attempt(
+        self, url: str, headers: dict[str, str], deadline: Deadline, log: Logger, *, followed: bool, secondary_hits: list[int]
+    ) -> _Answer:
+        """One GET: the page, or RetryableFault for what asking again may cure. `secondary_hits`
+        counts the secondary limits met by this logical GET (each asks for a longer pause)."""
         self._wait_for_quota(url, deadline, log)
         self.requests += 1
         timeout = deadline.timeout(self.timeout_s)
         try:
-            response = self._http.get(url, headers=headers, timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_S)))
+            response = self._http.get(
+                url, headers=headers, timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_S))
+            )
         except (httpx.ConnectError, httpx.ConnectTimeout) as error:
             detail = f"{type(error).__name__}: {self._redact(str(error)) or 'no detail'}"
             if not self._answered:  # nothing listens there, or no network: say so at once
@@ -323,7 +328,7 @@ class GithubClient:
         message = self._redact(_github_message(response))
         remaining = _header_int(response, "x-ratelimit-remaining")
         reset = _header_int(response, "x-ratelimit-reset")
-        retry_after = _header_int(response, "retry-after")
+        retry_after = retry_after_s(response.headers.get("retry-after"))
 
         if status in (403, 429) and remaining == 0:
             # Primary limit: the hourly quota is spent until `x-ratelimit-reset`.
