@@ -71,7 +71,7 @@ def run_phase(phase: str, snapshot: str, database: str) -> dict:
     warm_up()
     started = time.perf_counter()
     commits = threads = 0
-    # What the framework_sources_refresh step does for each framework.
+    # What the framework_sources_refresh run does for each framework.
     for framework in frameworks():
         with warehouse.connect() as conn:
             state = stored_state(conn, framework.slug)
@@ -160,7 +160,7 @@ def main() -> int:
           f"above the {baseline['peak_rss_mib']:.0f} MiB baseline ({load['peak_rss_mib']:.0f} MiB in all)")
     print(f"no-change refresh:   {refresh['commits']} new commits in {refresh['seconds']:.3f} s = "
           f"{fraction:.1%} of the full load (target ≤ 5%) {'OK' if fraction <= 0.05 else 'MISSED'}")
-    print(f"dagster run:         one no-change framework_refresh run (one step) takes {overhead:.2f} s of bookkeeping and refresh")
+    print(f"dagster run:         one no-change framework_refresh run (three steps) takes {overhead:.2f} s of bookkeeping and refresh")
     worst = max(requests.values())
     all_304 = all(requests[slug] == not_modified[slug] for slug in requests)
     print(f"fake GitHub:         no-change daily refresh sent {sum(requests.values())} requests for 7 frameworks "

@@ -19,9 +19,14 @@ from pathlib import Path
 import duckdb
 
 DEFAULT_DATABASE = "data/tracker.duckdb"
-#: Bookkeeping columns that hold the wall-clock time of a refresh: left out of the hash,
-#: since two runs of the same input differ there by design.
-WALL_CLOCK_COLUMNS = {"raw.source_state": ("updated_at",)}
+#: Bookkeeping columns that hold the wall-clock time of a refresh or, for live sources,
+#: of a fetch: left out of the hash, since two runs of the same input differ there by design.
+WALL_CLOCK_COLUMNS = {
+    "raw.source_state": ("updated_at",),
+    "raw.framework_docs": ("fetched_at",),
+    "raw.openalex_works": ("fetched_at",),
+    "raw.report_texts": ("fetched_at",),
+}
 
 
 def table_hashes(database: str | Path) -> dict[str, dict[str, object]]:

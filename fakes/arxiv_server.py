@@ -7,11 +7,13 @@ the test adds. Like arXiv, it lists an entry only once it is announced: an entry
 carry an announcement day later than its submission, and `fixtures.today` (None: every
 entry is announced) says which day it is. Like arXiv, it refuses a request whose start +
 max_results exceeds `fixtures.result_cap` (HTTP 400). Faults queued by the test are
-applied to the next requests, in order: 503, plain-text 429 without Retry-After, an
-empty page while the total says more, arXiv's HTTP-200 error feed, truncated XML, a
-dropped connection, a slow answer, a new announcement day before answering, or a normal
-answer (to let a later fault hit a later request). Every request is recorded with its
-arrival time.
+applied to the next requests, in order: 500/502/503, plain-text 429 and 403 with or
+without Retry-After, an empty page while the total says more, arXiv's HTTP-200 error
+feed, truncated XML, a dropped connection, a slow answer (a stall, past the client's
+timeout), a new announcement day before answering, or a normal answer (to let a later
+fault hit a later request). With `fixtures.random_faults` (`RandomFaults(fault_mix(...),
+rate=0.3, seed=1)`) every other request fails at random, seeded, and the faults applied
+are counted. Every request is recorded with its arrival time.
 
     fixtures = ArxivFixtures()
     fixtures.add(arxiv_entry("2501.00001", published=datetime(2025, 1, 2, tzinfo=UTC)))
@@ -35,16 +37,19 @@ from typing import Any, Literal, NamedTuple
 from urllib.parse import parse_qsl, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
-from fakes.serving import FAKE_HOST, serving
+from fakes.serving import FAKE_HOST, RandomFaults, serving
 
 _SUBMITTED = re.compile(r"submittedDate:\[(\d{12}) TO (\d{12})\]")
 
 #: arXiv's API pages no further than this (start + max_results).
 ARXIV_RESULT_CAP = 30_000
 
-FaultKind = Literal[
-    "unavailable", "rate_limited", "empty_page", "error_feed", "truncated", "drop", "slow", "announce", "normal"
-]
+FaultKind = Literal["status", "empty_page", "error_feed", "truncated", "drop", "slow", "announce", "normal"]
+
+_STATUS_BODIES = {
+    429: (b"Rate exceeded.", "text/plain"),
+    403: (b"<html><body><h1>403 Forbidden</h1></body></html>", "text/html"),
+}
 
 
 @dataclass(frozen=True)
@@ -52,18 +57,30 @@ class Fault:
     """What to do to one request instead of (or before) answering it normally."""
 
     kind: FaultKind
+    status: int = 503
+    retry_after: int | None = None
     delay_s: float = 0.0
     day: date | None = None
 
     @classmethod
     def unavailable(cls) -> Fault:
         """HTTP 503 with an HTML body, as arXiv's front end sends."""
-        return cls("unavailable")
+        return cls("status", 503)
 
     @classmethod
-    def rate_limited(cls) -> Fault:
-        """HTTP 429 with a plain-text body and no Retry-After."""
-        return cls("rate_limited")
+    def server_error(cls, status: int = 500) -> Fault:
+        """HTTP `status` (500, 502, 503) with an HTML body."""
+        return cls("status", status)
+
+    @classmethod
+    def rate_limited(cls, retry_after: int | None = None) -> Fault:
+        """HTTP 429 with a plain-text body, without Retry-After unless given."""
+        return cls("status", 429, retry_after=retry_after)
+
+    @classmethod
+    def forbidden(cls, retry_after: int | None = None) -> Fault:
+        """HTTP 403 (arXiv refusing a client it finds too fast), with or without Retry-After."""
+        return cls("status", 403, retry_after=retry_after)
 
     @classmethod
     def empty_page(cls) -> Fault:
@@ -87,7 +104,7 @@ class Fault:
 
     @classmethod
     def slow(cls, delay_s: float) -> Fault:
-        """Answer normally after `delay_s` seconds."""
+        """Answer normally after `delay_s` seconds (longer than the client's timeout: a stall)."""
         return cls("slow", delay_s=delay_s)
 
     @classmethod
@@ -99,6 +116,36 @@ class Fault:
     def normal(cls) -> Fault:
         """Answer normally: a placeholder so that the next fault hits a later request."""
         return cls("normal")
+
+    @property
+    def label(self) -> str:
+        if self.kind == "status":
+            text = " plain text" if self.status == 429 else ""
+            return f"{self.status}{text}" + (" Retry-After" if self.retry_after is not None else "")
+        return {"slow": "stall", "drop": "connection reset", "error_feed": "HTTP-200 error feed"}.get(
+            self.kind, self.kind.replace("_", " ")
+        )
+
+
+def fault_mix(*, stall_s: float, retry_after_s: int = 1) -> list[Fault]:
+    """One of each fault arXiv (or the way to it) is known for, for `RandomFaults`: plain-
+    text 429 and 403, with and without Retry-After; 500, 502, 503; a reset connection; a
+    stall of `stall_s` (longer than the client's timeout: a read timeout); a truncated
+    body; an empty page; the HTTP-200 error feed."""
+    return [
+        Fault.rate_limited(),
+        Fault.rate_limited(retry_after=retry_after_s),
+        Fault.forbidden(),
+        Fault.forbidden(retry_after=retry_after_s),
+        Fault.server_error(500),
+        Fault.server_error(502),
+        Fault.unavailable(),
+        Fault.drop(),
+        Fault.slow(stall_s),
+        Fault.truncated(),
+        Fault.empty_page(),
+        Fault.error_feed(),
+    ]
 
 
 @dataclass(frozen=True)
@@ -116,12 +163,14 @@ class ListedEntry(NamedTuple):
 
 @dataclass
 class ArxivFixtures:
-    """The fake server's state: entries (as Atom XML), the day it is, queued faults, recorded requests."""
+    """The fake server's state: entries (as Atom XML), the day it is, queued faults, faults
+    at random (`random_faults`, for requests no queued fault is left for), recorded requests."""
 
     entries: list[ListedEntry] = field(default_factory=list)
     today: date | None = None  # None: every entry is announced
     result_cap: int = ARXIV_RESULT_CAP
     faults: list[Fault] = field(default_factory=list)
+    random_faults: RandomFaults[Fault] | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -142,7 +191,14 @@ class ArxivFixtures:
 
     def take_fault(self) -> Fault | None:
         with self.lock:
-            return self.faults.pop(0) if self.faults else None
+            if self.faults:
+                return self.faults.pop(0)
+        return self.random_faults.draw() if self.random_faults else None
+
+    def applied(self, fault: Fault) -> None:
+        """Count `fault` as injected, where it was drawn at random."""
+        if self.random_faults is not None:
+            self.random_faults.record(fault)
 
     def record(self, request: RecordedRequest) -> None:
         with self.lock:
@@ -275,21 +331,26 @@ class _Handler(BaseHTTPRequestHandler):
         fault = fixtures.take_fault()
         if fault is not None:
             if fault.kind == "drop":
+                fixtures.applied(fault)
                 # SO_LINGER 0: close() sends RST, the client sees a reset without an answer.
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.close_connection = True
                 self.connection.close()
                 return
-            if fault.kind == "unavailable":
-                self._send(503, b"<html><body><h1>503 Service Unavailable</h1></body></html>", "text/html")
-                return
-            if fault.kind == "rate_limited":
-                self._send(429, b"Rate exceeded.", "text/plain")
+            if fault.kind == "status":
+                fixtures.applied(fault)
+                body, content_type = _STATUS_BODIES.get(
+                    fault.status, (f"<html><body><h1>{fault.status} Error</h1></body></html>".encode(), "text/html")
+                )
+                extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
+                self._send(fault.status, body, content_type, extra)
                 return
             if fault.kind == "error_feed":
+                fixtures.applied(fault)
                 self._send(200, error_feed("incorrect id format for 1234.12345v").encode(), "application/atom+xml")
                 return
             if fault.kind == "slow":
+                fixtures.applied(fault)
                 time.sleep(fault.delay_s)
             if fault.kind == "announce":
                 with fixtures.lock:
@@ -308,17 +369,21 @@ class _Handler(BaseHTTPRequestHandler):
         window = _window(search_query)
         matching = fixtures.submitted_between(*window) if window else []
         page = matching[start : start + max_results]
-        if fault is not None and fault.kind == "empty_page":
+        if fault is not None and fault.kind == "empty_page" and page:
+            fixtures.applied(fault)
             page = []
         body = atom_feed(search_query, page, total=len(matching), start=start).encode()
         if fault is not None and fault.kind == "truncated":
+            fixtures.applied(fault)
             body = body[: len(body) // 2]
         self._send(200, body, "application/atom+xml; charset=utf-8")
 
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
+    def _send(self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
 
@@ -329,6 +394,10 @@ class _FakeArxivServer(ThreadingHTTPServer):
     def __init__(self, fixtures: ArxivFixtures):
         super().__init__((FAKE_HOST, 0), _Handler)
         self.fixtures = fixtures
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Faults break connections on purpose (resets, clients timing out on a stall): not errors.
+        pass
 
 
 @contextmanager

@@ -5,8 +5,11 @@ in-memory fixtures, the way GitHub does: `since` (updated_at >= since), `sort`,
 `direction`, `state`, `per_page` (at most 100) and `page` with a `Link` header, an ETag
 on every 200 and 304 Not Modified when `If-None-Match` matches, and the
 `x-ratelimit-*` headers. Faults queued by the test (5xx, primary and secondary rate
-limits, connection resets, slow answers, a spent quota) are applied to the next
-matching requests, in order. Every request is recorded.
+limits, a plain-text 429, connection resets, slow answers (a stall, past the client's
+timeout), truncated bodies, empty pages, a spent quota) are applied to the next matching
+requests, in order. With `fixtures.random_faults` (`RandomFaults(fault_mix(...),
+rate=0.3, seed=1)`) every other request fails at random, seeded, and the faults applied
+are counted. Every request is recorded.
 
 From a test or a script:
 
@@ -34,13 +37,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from fakes.serving import FAKE_HOST, serving
+from fakes.serving import FAKE_HOST, RandomFaults, serving
 
 MAX_PER_PAGE = 100
 DEFAULT_PER_PAGE = 30
 SECONDARY_MESSAGE = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 
-FaultKind = Literal["status", "primary", "secondary", "reset", "slow", "spent"]
+FaultKind = Literal[
+    "status", "primary", "secondary", "plain_429", "reset", "slow", "truncated", "empty_page", "spent", "normal"
+]
 
 
 @dataclass
@@ -84,6 +89,60 @@ class Fault:
         """Answer normally, but report `x-ratelimit-remaining: 0` until `reset_in_s`."""
         return cls("spent", reset_in_s=reset_in_s, path=path)
 
+    @classmethod
+    def plain_429(cls, path: str | None = None) -> Fault:
+        """429 with a plain-text body and no Retry-After (a proxy in front of the API)."""
+        return cls("plain_429", status=429, path=path)
+
+    @classmethod
+    def truncated(cls, path: str | None = None) -> Fault:
+        """A 200 whose JSON body stops half-way."""
+        return cls("truncated", path=path)
+
+    @classmethod
+    def empty_page(cls, path: str | None = None) -> Fault:
+        """A 200 with no items but the page's Link header. Applied only to a page of a list
+        of several pages: on a one-page list an empty answer would be an empty list."""
+        return cls("empty_page", path=path)
+
+    @classmethod
+    def normal(cls, path: str | None = None) -> Fault:
+        """Answer normally: a placeholder so that the next fault hits a later request."""
+        return cls("normal", path=path)
+
+    @property
+    def label(self) -> str:
+        if self.kind in ("status", "plain_429"):
+            return f"{self.status}" + (" plain text" if self.kind == "plain_429" else "")
+        if self.kind == "secondary":
+            return f"{self.status} secondary limit" + (" Retry-After" if self.retry_after is not None else "")
+        if self.kind == "primary":
+            return f"{self.status} primary limit"
+        return {"slow": "stall", "reset": "connection reset"}.get(self.kind, self.kind.replace("_", " "))
+
+
+def fault_mix(*, stall_s: float, retry_after_s: int = 1, reset_in_s: float = 0.0) -> list[Fault]:
+    """One of each fault GitHub (or the way to it) is known for, for `RandomFaults`: a
+    plain-text 429; 403 and 429 secondary limits with and without Retry-After; a 403
+    primary limit resetting in `reset_in_s`; 500, 502, 503; a reset connection; a stall of
+    `stall_s` (longer than the client's timeout: a read timeout); a truncated body; an
+    empty page."""
+    return [
+        Fault.plain_429(),
+        Fault.secondary_limit(status=403),
+        Fault.secondary_limit(retry_after=retry_after_s, status=403),
+        Fault.secondary_limit(status=429),
+        Fault.secondary_limit(retry_after=retry_after_s, status=429),
+        Fault.primary_limit(reset_in_s=reset_in_s),
+        Fault.server_error(500),
+        Fault.server_error(502),
+        Fault.server_error(503),
+        Fault.connection_reset(),
+        Fault.slow(stall_s),
+        Fault.truncated(),
+        Fault.empty_page(),
+    ]
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -104,6 +163,7 @@ class GithubFixtures:
     issues: dict[str, list[dict]] = field(default_factory=dict)  # "owner/name" -> /issues items
     comments: dict[str, list[dict]] = field(default_factory=dict)  # "owner/name" -> /issues/comments items
     faults: list[Fault] = field(default_factory=list)
+    random_faults: RandomFaults[Fault] | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
     rate_limit: int = 5000
     rate_used: int = 0
@@ -141,7 +201,12 @@ class GithubFixtures:
             for index, fault in enumerate(self.faults):
                 if fault.path is None or fault.path in path:
                     return self.faults.pop(index)
-        return None
+        return self.random_faults.draw() if self.random_faults else None
+
+    def applied(self, fault: Fault) -> None:
+        """Count `fault` as injected, where it was drawn at random."""
+        if self.random_faults is not None:
+            self.random_faults.record(fault)
 
     def record(self, request: RecordedRequest) -> None:
         with self.lock:
@@ -308,7 +373,8 @@ class _Handler(BaseHTTPRequestHandler):
         )
         fault = fixtures.take_fault(parts.path)
         spent_until: int | None = None
-        if fault is not None:
+        if fault is not None and fault.kind not in ("truncated", "empty_page", "normal"):
+            fixtures.applied(fault)
             if fault.kind == "reset":
                 # SO_LINGER 0: close() sends RST, the client sees a reset without an answer.
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -319,6 +385,9 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(fault.delay_s)
             elif fault.kind == "status":
                 self._json(fault.status, {"message": "Server Error" if fault.status == 500 else "Bad Gateway or Unavailable"})
+                return
+            elif fault.kind == "plain_429":
+                self._send(429, b"Rate exceeded.", {"Content-Type": "text/plain"})
                 return
             elif fault.kind == "primary":
                 reset = int(time.time() + fault.reset_in_s)
@@ -358,6 +427,13 @@ class _Handler(BaseHTTPRequestHandler):
             # GitHub does not count a 304 against the quota.
             self._send(304, b"", headers, count=False, remaining=0 if spent_until else None, reset=spent_until)
             return
+        if fault is not None and fault.kind == "truncated":
+            fixtures.applied(fault)
+            body = body[: len(body) // 2]
+        elif fault is not None and fault.kind == "empty_page" and links and page_items:
+            fixtures.applied(fault)
+            body = b"[]"
+            headers["ETag"] = f'W/"{hashlib.sha1(body).hexdigest()}"'
         self._send(200, body, headers, remaining=0 if spent_until else None, reset=spent_until)
 
     def _page(self, items: list[dict], endpoint: str, query: dict[str, str], path: str) -> tuple[list[dict], dict[str, str]]:
@@ -416,7 +492,8 @@ class _Handler(BaseHTTPRequestHandler):
             reset_at = fixtures.rate_reset if reset is None else reset
             used = fixtures.rate_used
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        if "Content-Type" not in headers:
+            self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("x-ratelimit-limit", str(limit))
         self.send_header("x-ratelimit-remaining", str(left))

@@ -54,6 +54,11 @@ class ArxivSource(dg.ConfigurableResource):
     max_retries: int = Field(default=5, description="Retries of a failed request.")
     backoff_s: float = Field(default=5.0, description="First retry delay; doubles each retry.")
     timeout_s: float = Field(default=60.0, description="Timeout of one request.")
+    deadline_minutes: float = Field(
+        default=60.0,
+        description="The longest one harvest (or one fetch of report texts) may take, waits and retries "
+        "included; past it the fetch fails saying so.",
+    )
 
     def client(self) -> ArxivClient:
         if self.snapshot_dir:
@@ -66,6 +71,7 @@ class ArxivSource(dg.ConfigurableResource):
             max_retries=self.max_retries,
             backoff_s=self.backoff_s,
             timeout_s=self.timeout_s,
+            deadline_minutes=self.deadline_minutes,
         )
 
     def report_texts(self) -> ReportTextSource:
@@ -81,6 +87,7 @@ class ArxivSource(dg.ConfigurableResource):
             max_retries=self.max_retries,
             backoff_s=self.backoff_s,
             timeout_s=self.timeout_s,
+            deadline_minutes=self.deadline_minutes,
         )
 
 
@@ -107,11 +114,22 @@ class FrameworkSources(dg.ConfigurableResource):
     secondary_wait_s: float = Field(default=60, description="Least wait after a secondary rate limit.")
     max_retries: int = Field(default=5, description="Retries of a failed request.")
     backoff_s: float = Field(default=1.0, description="First retry delay; doubles each retry.")
+    timeout_s: float = Field(default=30.0, description="Timeout of one GitHub request.")
+    deadline_minutes: float = Field(
+        default=30.0,
+        description="The longest one framework's GitHub refresh may take, rate-limit waits and retries "
+        "included; past it the refresh fails saying so.",
+    )
+    git_timeout_minutes: float = Field(
+        default=30.0, description="The longest one git command (clone, fetch, log) may run before it is stopped."
+    )
 
     def commits(self) -> CommitSource:
         if self.snapshot_dir:
             return SnapshotCommits(self.snapshot_dir)
-        return GitMirrorCommits(self.mirror_dir, self.remote_url_template, token=self.github_token)
+        return GitMirrorCommits(
+            self.mirror_dir, self.remote_url_template, token=self.github_token, timeout_s=self.git_timeout_minutes * 60
+        )
 
     def threads(self, etags: MutableMapping[str, str]) -> ThreadSource:
         """The thread source; `etags` (URL → validator, updated in place) is what the last
@@ -126,6 +144,8 @@ class FrameworkSources(dg.ConfigurableResource):
             secondary_wait_s=self.secondary_wait_s,
             max_retries=self.max_retries,
             backoff_s=self.backoff_s,
+            timeout_s=self.timeout_s,
+            deadline_minutes=self.deadline_minutes,
         )
         return GithubApiThreads(client)
 
@@ -146,6 +166,9 @@ class OpenAlexSource(dg.ConfigurableResource):
     max_requests_per_run: int = Field(default=1000, description="Papers looked up per run; the rest wait.")
     max_retries: int = Field(default=4, description="Retries of a failed request.")
     backoff_s: float = Field(default=1.0, description="First retry delay; doubles each retry.")
+    deadline_minutes: float = Field(
+        default=30.0, description="The longest one run's lookups may take, waits and retries included."
+    )
 
     def recorded_affiliations(self, log: logging.Logger) -> pl.DataFrame:
         """The affiliations recorded in the snapshot folder (none outside snapshot mode)."""
@@ -168,6 +191,7 @@ class OpenAlexSource(dg.ConfigurableResource):
             max_requests=self.max_requests_per_run,
             max_retries=self.max_retries,
             backoff_s=self.backoff_s,
+            deadline_minutes=self.deadline_minutes,
         )
 
 

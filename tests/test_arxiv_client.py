@@ -1,6 +1,7 @@
 """The live arXiv client against the fake arXiv server: paging, politeness, every fault."""
 
 import logging
+import time
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -13,9 +14,9 @@ from orchestration.clients.arxiv import (
     SourceUnavailableError,
     build_search_query,
 )
-from orchestration.clients.arxiv_feed import ArxivFeedError
 from orchestration.settings import ArxivQuery
 from fakes.arxiv_server import Fault, arxiv_entry
+from fakes.serving import silent_server
 
 QUERY = ArxivQuery(categories=("cs.LG", "cs.CL"), keywords=("reinforcement learning", "GRPO"), page_size=10)
 LOG = logging.getLogger("test")
@@ -82,8 +83,18 @@ def test_the_page_size_is_at_most_2000():
 
 @pytest.mark.parametrize(
     "fault",
-    [Fault.unavailable(), Fault.rate_limited(), Fault.drop(), Fault.truncated(), Fault.empty_page()],
-    ids=["503", "plain-text-429", "dropped-connection", "truncated-xml", "empty-page"],
+    [
+        Fault.unavailable(),
+        Fault.server_error(500),
+        Fault.server_error(502),
+        Fault.rate_limited(),
+        Fault.forbidden(),
+        Fault.drop(),
+        Fault.truncated(),
+        Fault.empty_page(),
+        Fault.error_feed(),
+    ],
+    ids=["503", "500", "502", "plain-text-429", "403", "dropped-connection", "truncated-xml", "empty-page", "error-feed"],
 )
 def test_a_transient_fault_is_retried_and_nothing_is_lost(fake_arxiv, fault, caplog):
     add_entries(fake_arxiv.fixtures, date(2025, 1, 1), 15)
@@ -97,7 +108,7 @@ def test_a_transient_fault_is_retried_and_nothing_is_lost(fake_arxiv, fault, cap
 
 def test_a_fault_that_persists_fails_with_the_last_reason(fake_arxiv):
     fake_arxiv.fixtures.queue(*[Fault.unavailable()] * 10)
-    with pytest.raises(ArxivUnavailableError, match=r"failed 4 times .* HTTP 503"):
+    with pytest.raises(ArxivUnavailableError, match=r"4 attempt\(s\), last: HTTP 503"):
         client(fake_arxiv.url).fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
     assert len(fake_arxiv.fixtures.requests) == 4
 
@@ -106,14 +117,43 @@ def test_pages_that_stay_empty_fail_clearly(fake_arxiv):
     add_entries(fake_arxiv.fixtures, date(2025, 1, 1), 5)
     fake_arxiv.fixtures.queue(*[Fault.empty_page()] * 10)
     with pytest.raises(ArxivUnavailableError, match="empty page at start=0 although totalResults=5"):
-        client(fake_arxiv.url, empty_page_retries=2).fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
+        client(fake_arxiv.url, max_retries=2).fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
 
 
-def test_the_error_feed_is_a_clear_error_naming_the_query(fake_arxiv):
-    fake_arxiv.fixtures.queue(Fault.error_feed())
-    with pytest.raises(ArxivFeedError, match=r"arXiv rejected the query .*submittedDate.*incorrect id format"):
+def test_an_error_feed_that_persists_fails_naming_the_query_and_arxivs_message(fake_arxiv):
+    # arXiv also answers an overloaded moment with its error feed: retried, then a clear error.
+    fake_arxiv.fixtures.queue(*[Fault.error_feed()] * 10)
+    with pytest.raises(ArxivUnavailableError, match=r"submittedDate.*arXiv rejected the query .*incorrect id format"):
         client(fake_arxiv.url).fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
-    assert len(fake_arxiv.fixtures.requests) == 1  # not retried: asking again gives the same answer
+    assert len(fake_arxiv.fixtures.requests) == 4
+
+
+@pytest.mark.parametrize("fault", [Fault.rate_limited(retry_after=7), Fault.forbidden(retry_after=7)], ids=["429", "403"])
+def test_retry_after_is_honoured(fake_arxiv, fault):
+    add_entries(fake_arxiv.fixtures, date(2025, 1, 1), 3)
+    fake_arxiv.fixtures.queue(fault)
+    sleeps: list[float] = []
+    fetch = client(fake_arxiv.url, sleep=sleeps.append).fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
+    assert fetch.fetched == 3 and sleeps == [7]
+
+
+def test_waits_are_bounded_by_the_fetchs_deadline(fake_arxiv):
+    # arXiv asks for an hour; the fetch may take a minute in all: it fails now, saying so.
+    fake_arxiv.fixtures.queue(Fault.rate_limited(retry_after=3600))
+    sleeps: list[float] = []
+    with pytest.raises(ArxivUnavailableError, match=r"HTTP 429.*deadline of 1 min \(deadline_minutes of the arxiv resource\)"):
+        client(fake_arxiv.url, sleep=sleeps.append, deadline_minutes=1).fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
+    assert sleeps == [] and len(fake_arxiv.fixtures.requests) == 1
+
+
+def test_a_server_that_never_answers_fails_within_the_deadline():
+    with silent_server() as base_url:
+        stalled = client(f"{base_url}/api/query", timeout_s=0.2, max_retries=100, deadline_minutes=0.02)
+        started = time.monotonic()
+        with pytest.raises(ArxivUnavailableError, match=r"ReadTimeout.*deadline of 0.02 min") as raised:
+            stalled.fetch_window(date(2025, 1, 1), date(2025, 1, 31), LOG)
+    assert time.monotonic() - started <= 0.02 * 60 + 0.5
+    assert "retry later" in str(raised.value) and "\n" not in str(raised.value)
 
 
 def test_a_slow_answer_past_the_timeout_is_retried(fake_arxiv):

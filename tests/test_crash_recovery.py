@@ -1,9 +1,10 @@
 """A crash never blocks the next run: `python -m orchestration run` subprocesses killed
 (SIGKILL) or stopped (SIGTERM) while they hold the warehouse writers' pool slot.
 
-The invented snapshot's arxiv/2025-02.xml starts as a named pipe: the arXiv step opens
-it and blocks while holding the slot, so the signal lands at a known point. Replacing
-the pipe by the recorded file lets the next run finish."""
+The warehouse file starts as a named pipe: the first step that opens the warehouse (the
+write of the arXiv harvest, in the writer pool) blocks on it while holding the slot, so
+the signal lands at a known point. (The harvest's fetch runs outside the pool: a block
+there would hold no slot.) Removing the pipe lets the next run create the warehouse."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ import pytest
 from tests.helpers import REPO_ROOT
 from tests.cli_fixtures import (
     WINDOW,
-    month_feed,
     read_until,
     run_cli,
     run_statuses,
@@ -33,20 +33,15 @@ from tests.cli_fixtures import (
 
 pytestmark = pytest.mark.timeout(420)
 
-BLOCKING_FILE = Path("arxiv") / "2025-02.xml"
+def blocking_warehouse(path: Path) -> Path:
+    """A named pipe where the warehouse file goes: DuckDB blocks reading it."""
+    os.mkfifo(path)
+    return path
 
 
-def snapshot_with_a_blocking_file(folder: Path) -> Path:
-    snapshot = write_snapshot(folder)
-    (snapshot / BLOCKING_FILE).unlink()
-    os.mkfifo(snapshot / BLOCKING_FILE)
-    return snapshot
-
-
-def unblock(snapshot: Path) -> None:
-    """The recorded file in place of the pipe (a reader blocked on the pipe stays blocked)."""
-    (snapshot / BLOCKING_FILE).unlink()
-    (snapshot / BLOCKING_FILE).write_text(month_feed(2))
+def unblock(warehouse: Path) -> None:
+    """No pipe any more: the next connection creates the file (a reader blocked on the pipe stays blocked)."""
+    warehouse.unlink()
 
 
 def clean_run_hashes(tmp_path: Path, snapshot: Path) -> dict[str, str]:
@@ -56,8 +51,8 @@ def clean_run_hashes(tmp_path: Path, snapshot: Path) -> dict[str, str]:
 
 
 def test_a_run_killed_holding_the_writer_slot_does_not_block_the_next(tmp_path):
-    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
-    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    snapshot = write_snapshot(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
     killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
     try:
         read_until(killed, "(arxiv_harvest, run ")  # the instance is set up: the test may open it too
@@ -67,7 +62,7 @@ def test_a_run_killed_holding_the_writer_slot_does_not_block_the_next(tmp_path):
         killed.wait()
     assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.STARTED  # it could not record its end
 
-    unblock(snapshot)
+    unblock(warehouse)
     started = time.monotonic()
     rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
@@ -80,8 +75,8 @@ def test_a_run_killed_holding_the_writer_slot_does_not_block_the_next(tmp_path):
 
 
 def test_a_waiting_run_names_the_holder_and_goes_on_when_the_holder_dies(tmp_path):
-    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
-    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    snapshot = write_snapshot(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
     holder = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
     waiter = None
     try:
@@ -91,7 +86,7 @@ def test_a_waiting_run_names_the_holder_and_goes_on_when_the_holder_dies(tmp_pat
         waiting = read_until(waiter, "waiting for")
         assert f"waiting for the duckdb_writer pool slot, held by run {holder_run}" in waiting
         assert f"pid {holder.pid}" in waiting
-        unblock(snapshot)
+        unblock(warehouse)
         holder.kill()
         holder.wait()
         _, rest = waiter.communicate(timeout=240)
@@ -105,8 +100,8 @@ def test_a_waiting_run_names_the_holder_and_goes_on_when_the_holder_dies(tmp_pat
 
 
 def test_sigterm_stops_a_run_at_once_with_one_line_and_frees_its_slot(tmp_path):
-    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
-    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    snapshot = write_snapshot(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
     stopped = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
     try:
         read_until(stopped, "(arxiv_harvest, run ")
@@ -127,7 +122,7 @@ def test_sigterm_stops_a_run_at_once_with_one_line_and_frees_its_slot(tmp_path):
     assert run_statuses(home)[held] == dg.DagsterRunStatus.CANCELED
     assert writer_slot_holders(home) == []
 
-    unblock(snapshot)
+    unblock(warehouse)
     rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert "whose process is gone" not in rerun.stderr  # nothing was left to clean up
@@ -140,7 +135,7 @@ def test_a_failing_run_ends_with_its_reason_and_where_the_trace_is(tmp_path):
     result = run_cli(home, tmp_path / "tracker.duckdb", "run", "--snapshot", str(snapshot), *WINDOW)
     assert result.returncode == 1
     last_line = result.stderr.strip().splitlines()[-1]
-    assert last_line.startswith("orchestration run: arXiv 2025-01-01 .. 2025-02-28 failed: arxiv_entries: ")
+    assert last_line.startswith("orchestration run: arXiv 2025-01-01 .. 2025-02-28 failed: arxiv_entries.fetch: ")
     assert "2025-02.xml" in last_line
     log_file = Path(last_line.rsplit("full log: ", 1)[1].rstrip(")"))
     assert log_file.parent == home / "run_logs" and log_file.is_file()
@@ -183,8 +178,8 @@ def test_the_schedules_are_off_on_recorded_data_and_on_otherwise(tmp_path):
 def test_under_the_ui_the_daemon_sensor_fails_a_killed_run_and_frees_its_slot(tmp_path):
     from orchestration.schedules import dead_runs_sensor
 
-    snapshot = snapshot_with_a_blocking_file(tmp_path / "snapshot")
-    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    snapshot = write_snapshot(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
     killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
     try:
         read_until(killed, "(arxiv_harvest, run ")

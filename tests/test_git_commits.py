@@ -4,16 +4,20 @@ merges, renames, binary files, capped text, damaged mirrors and missing git or r
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import subprocess
+import time
 from datetime import UTC, datetime
 
 import polars as pl
 import pytest
 
 from orchestration.clients.commit_records import ADDED_TEXT_CAP
-from orchestration.clients.git import _LOG_ARGS, GitMirrorCommits, GitUnavailableError, read_log_stream
+from orchestration.clients.git import _LOG_ARGS, GitMirrorCommits, GitTimeoutError, GitUnavailableError, read_log_stream
 from orchestration.settings import Framework
 from fakes.git_repos import ISOLATED_GIT_ENV, GitRemote, drop_object
+from fakes.serving import silent_server
 from orchestration.tables import RAW_FRAMEWORK_DOCS, RAW_GIT_COMMITS, RAW_GIT_COMMIT_FILES
 
 ACME = Framework("acme", "acme/rl", "main", (), ("CONTRIBUTING.md", "docs/RULES.md", ".github/ISSUE_TEMPLATE/"))
@@ -349,3 +353,35 @@ def test_contribution_docs_clone_a_missing_mirror(remote, source):
 def test_git_never_prompts(source, monkeypatch):
     monkeypatch.delenv("GIT_TERMINAL_PROMPT")
     assert source._environment()["GIT_TERMINAL_PROMPT"] == "0"
+
+
+# -- timeouts ------------------------------------------------------------------------------
+
+
+def test_a_remote_that_never_answers_is_stopped_at_the_timeout(tmp_path):
+    with silent_server() as base_url:
+        hung = GitMirrorCommits(tmp_path / "mirrors", f"{base_url}/{{repo}}.git", timeout_s=1.0)
+        started = time.monotonic()
+        with pytest.raises(GitTimeoutError) as raised:
+            hung.refresh(ACME, None, LOG)
+    assert time.monotonic() - started < 10
+    message = str(raised.value)
+    assert "git clone ran longer than" in message and "git_timeout_minutes" in message and "--snapshot" in message
+    assert not (tmp_path / "mirrors" / "acme__rl.git").exists()  # no half mirror
+
+
+def test_a_log_stream_that_hangs_is_stopped_at_the_timeout(tmp_path, remote, monkeypatch):
+    """The streamed `git log` has its own watchdog: a git that stalls in it is killed."""
+    build_history(remote)
+    source = GitMirrorCommits(tmp_path / "mirrors", remote.url_template, timeout_s=1.0)
+    real_git = shutil.which("git")
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    # A git that hangs on `log --stdin` (the stream) and is the real git otherwise.
+    wrapper.write_text(f'#!/bin/sh\ncase " $* " in *" log --no-walk=unsorted --stdin "*) exec sleep 60;; esac\nexec {real_git} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}:{os.environ['PATH']}")
+    started = time.monotonic()
+    with pytest.raises(GitTimeoutError, match=r"git log ran longer than 1 s in .*acme__rl.git"):
+        source.refresh(ACME, None, LOG)
+    assert time.monotonic() - started < 10

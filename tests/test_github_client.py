@@ -21,6 +21,7 @@ from orchestration.clients.github import (
 )
 from orchestration.settings import Framework
 from fakes.github_server import Fault, comment_item, free_port, issue_item, synthetic_fixtures
+from fakes.serving import silent_server
 from tests.github_fixtures import FakeGithub, fake_github  # noqa: F401  (the fixture)
 
 REPO = "acme/rl"
@@ -208,6 +209,40 @@ def test_a_timeout_is_retried(fake_github):
     client, sleeps = make_client(fake_github, timeout_s=0.25)
     assert len(client.get_pages(ISSUES, LIST)) == 2
     assert client.requests == 2 and len(sleeps) == 1
+
+
+@pytest.mark.parametrize("fault", [Fault.truncated(), Fault.plain_429(), Fault.empty_page()], ids=["truncated", "plain-429", "empty-page"])
+def test_a_cut_off_body_a_plain_text_429_and_an_empty_linked_page_are_retried(fake_github, fault):
+    add_threads(fake_github, 150)
+    fake_github.fixtures.queue(fault)
+    client, sleeps = make_client(fake_github, secondary_wait_s=0.5)
+    assert [item["number"] for item in client.get_pages(ISSUES, LIST)] == list(range(1, 151))
+    assert client.requests == 3 and client.retries == 1 and len(sleeps) == 1
+
+
+def test_an_empty_last_page_the_link_header_promised_is_retried(fake_github):
+    add_threads(fake_github, 150)
+    fake_github.fixtures.queue(Fault.normal(), Fault.empty_page())  # page two comes back empty
+    client, _ = make_client(fake_github)
+    assert len(client.get_pages(ISSUES, LIST)) == 150 and client.retries == 1
+
+
+def test_waits_are_bounded_by_the_refreshs_deadline(fake_github):
+    fake_github.fixtures.queue(Fault.secondary_limit(retry_after=600, status=429))
+    client, sleeps = make_client(fake_github, deadline_minutes=5)
+    with pytest.raises(RateLimitExceeded, match=r"secondary rate limit.*deadline of 5 min \(deadline_minutes of the framework_sources resource\)"):
+        client.get_pages(ISSUES, LIST)
+    assert sleeps == [] and client.requests == 1
+
+
+def test_a_server_that_never_answers_fails_within_the_deadline():
+    with silent_server() as base_url:
+        client = GithubClient(base_url, SECRET, timeout_s=0.2, max_retries=100, backoff_s=0.01, deadline_minutes=0.02)
+        started = time.monotonic()
+        with pytest.raises(SourceUnavailableError, match=r"ReadTimeout.*deadline of 0.02 min.*--snapshot") as raised:
+            client.get_pages(ISSUES, LIST)
+    assert time.monotonic() - started <= 0.02 * 60 + 0.5
+    assert SECRET not in str(raised.value)
 
 
 def test_other_client_errors_are_not_retried(fake_github):

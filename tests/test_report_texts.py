@@ -108,7 +108,7 @@ def test_all_abstracts_come_in_one_api_request(fake):
 def test_a_503_then_a_200_is_retried_and_retry_after_is_honoured(fake):
     fixtures, source = fake
     slept: list[float] = []
-    source._sleep = slept.append  # record the waits instead of waiting
+    source.retry_policy.sleep = slept.append  # record the waits instead of waiting
     fixtures.queue(Fault(503), Fault(429, retry_after="7"))
     fetch = source.fetch(["2601.00001"], LOG)
     assert fetch.failed == {} and fetch.rows.height == 1 + len(EXPECTED_PASSAGES)
@@ -118,7 +118,7 @@ def test_a_503_then_a_200_is_retried_and_retry_after_is_honoured(fake):
 
 def test_requests_are_spaced(fake):
     fixtures, source = fake
-    source.min_interval_s = 0.2
+    source.pacer.interval_s = 0.2
     source.fetch(["2601.00001", "2601.00002"], LOG)
     times = [request.at for request in fixtures.requests]
     assert len(times) == 3 and min(later - earlier for earlier, later in zip(times, times[1:])) >= 0.19
@@ -171,11 +171,11 @@ def test_an_id_missing_from_the_api_answer_is_reported_and_not_cached(fake, ware
     assert "2699.99999" not in warehouse.read_table(RAW_REPORT_TEXTS)["report_id"].to_list()
 
 
-def test_the_overall_time_bound_stops_asking(fake):
+def test_the_fetchs_deadline_stops_asking(fake):
     fixtures, source = fake
-    source.max_duration_s = 0
+    source.deadline_minutes = 0
     fetch = source.fetch(["2601.00001"], LOG)
-    assert fixtures.requests == [] and "time bound" in fetch.failed["2601.00001"]
+    assert fixtures.requests == [] and "deadline" in fetch.failed["2601.00001"]
 
 
 def test_unreachable_arxiv_fails_at_once_with_the_snapshot_hint(unused_port):

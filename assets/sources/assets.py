@@ -1,7 +1,8 @@
 """Source assets: what arXiv published and what each framework publishes, stored as received."""
 
 from collections.abc import Iterator
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import date, timedelta
 
 import dagster as dg
 import polars as pl
@@ -14,7 +15,17 @@ from assets.papers.affiliations import (
 )
 from assets.preview import table_metadata
 from assets.sources.arxiv import arxiv_entries_write, arxiv_entry_rows, quarantine_rows
-from assets.sources.frameworks import refresh_commits, refresh_threads, stored_state
+from assets.sources.frameworks import (
+    CommitsFetch,
+    StoredState,
+    ThreadsFetch,
+    fetch_commits,
+    fetch_threads,
+    stored_state,
+    write_commits,
+    write_threads,
+)
+from orchestration.clients.arxiv import ArxivFetch
 from orchestration.jobs import derived_automation
 from orchestration.partitions import daily_partitions, framework_partitions
 from orchestration.resources import ArxivSource, Curation, FrameworkSources, OpenAlexSource
@@ -33,40 +44,40 @@ from orchestration.warehouse import WRITER_POOL, SliceWrite, Warehouse, upsert_r
 
 
 ALL_RESULTS_RECEIVED_CHECK = "received_every_entry_arxiv_counted"
-
-
-@dg.asset(
-    group_name="sources",
-    **catalog(RAW_ARXIV_ENTRIES),
-    kinds={"python", "duckdb"},
-    partitions_def=daily_partitions,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    pool=WRITER_POOL,
-    check_specs=[
-        dg.AssetCheckSpec(
-            ALL_RESULTS_RECEIVED_CHECK,
-            asset="arxiv_entries",
-            description="The harvest received every entry arXiv's feed counted for the window "
-            "(opensearch:totalResults, summed over the queries): none missing from the pages.",
-            blocking=True,
-        )
-    ],
+ALL_RESULTS_RECEIVED = dg.AssetCheckSpec(
+    ALL_RESULTS_RECEIVED_CHECK,
+    asset="arxiv_entries",
+    description="The harvest received every entry arXiv's feed counted for the window "
+    "(opensearch:totalResults, summed over the queries): none missing from the pages.",
+    blocking=True,
 )
-def arxiv_entries(context: dg.AssetExecutionContext, arxiv: ArxivSource, warehouse: Warehouse):
-    """arXiv submissions of the partition's days matching the screening query.
 
-    A row is one version of one arXiv entry as fetched (`arxiv_id` without version,
-    `version`), with `day`, the UTC day of its first version. A range backfill is one
-    run; arXiv is asked for the whole window page by page (split in sub-ranges where it
-    counts more than one query can page). Entries that cannot be parsed go to
-    raw.quarantine with the raw text and the reason, and the stored version of their
-    paper stays (see `arxiv_entries_write`). A page set that fails writes nothing.
-    """
+# The source assets are graphs of two or three ops, because Dagster's pools hold a slot
+# for a whole op: the fetch runs outside the writer pool, so that a slow or stalled source
+# never keeps the other writers waiting, and only the ops that touch the warehouse (the
+# write; for a framework, also the read of its watermarks) take the slot. What a fetch
+# received goes to the write through the IO manager (in memory under `dev.py run`).
+
+
+def _window(context: dg.OpExecutionContext) -> tuple[date, date]:
     window = context.partition_time_window
-    first_day, last_day = window.start.date(), (window.end - timedelta(days=1)).date()
-    context.log.info(f"arxiv_entries: fetching {first_day} .. {last_day}")
-    fetch = arxiv.client().fetch_window(first_day, last_day, context.log)
+    return window.start.date(), (window.end - timedelta(days=1)).date()
 
+
+@dg.op(description="Ask arXiv for the window's entries, page by page (no warehouse, no writer slot).")
+def fetch_arxiv_window(context: dg.OpExecutionContext, arxiv: ArxivSource) -> ArxivFetch:
+    first_day, last_day = _window(context)
+    context.log.info(f"arxiv_entries: fetching {first_day} .. {last_day}")
+    return arxiv.client().fetch_window(first_day, last_day, context.log)
+
+
+@dg.op(
+    description="Replace the window's rows with what the fetch received, in one transaction (in the writer pool).",
+    pool=WRITER_POOL,
+    out={"result": dg.Out(dg.Nothing), ALL_RESULTS_RECEIVED.get_python_identifier(): dg.Out(dg.Nothing)},
+)
+def write_arxiv_window(context: dg.OpExecutionContext, warehouse: Warehouse, fetch: ArxivFetch) -> Iterator[object]:
+    first_day, last_day = _window(context)
     rows = arxiv_entry_rows(fetch.entries)
     quarantined = quarantine_rows(fetch.quarantine, first_day)
     in_window = "day BETWEEN ? AND ?"
@@ -90,7 +101,9 @@ def arxiv_entries(context: dg.AssetExecutionContext, arxiv: ArxivSource, warehou
         f"{fetch.pages} page(s) over {fetch.queries} sub-range(s); {rows.height} stored, {kept} kept from before, "
         f"{quarantined.height} quarantined, {fetch.outside_window} outside the window, {fetch.duplicates} duplicate(s)"
     )
-    return dg.MaterializeResult(
+    yield dg.Output(
+        None,
+        "result",
         metadata=table_metadata(
             rows,
             ["arxiv_id", "version", "day", "title", "primary_category"],
@@ -105,10 +118,34 @@ def arxiv_entries(context: dg.AssetExecutionContext, arxiv: ArxivSource, warehou
             pages=fetch.pages,
             queries=fetch.queries,
             requests=fetch.requests,
+            retries=fetch.retries,
             window=f"{first_day} .. {last_day}",
         ),
-        check_results=[all_results_received_check(fetch.received, fetch.total_results)],
     )
+    yield all_results_received_check(fetch.received, fetch.total_results)
+
+
+@dg.graph_asset(
+    group_name="sources",
+    **catalog(RAW_ARXIV_ENTRIES),
+    kinds={"python", "duckdb"},
+    partitions_def=daily_partitions,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    check_specs=[ALL_RESULTS_RECEIVED],
+)
+def arxiv_entries():
+    """arXiv submissions of the partition's days matching the screening query.
+
+    A row is one version of one arXiv entry as fetched (`arxiv_id` without version,
+    `version`), with `day`, the UTC day of its first version. A range backfill is one
+    run; arXiv is asked for the whole window page by page (split in sub-ranges where it
+    counts more than one query can page), outside the writer pool; the write alone takes
+    its slot. Entries that cannot be parsed go to raw.quarantine with the raw text and
+    the reason, and the stored version of their paper stays (see `arxiv_entries_write`).
+    A page set that fails writes nothing.
+    """
+    result, received_every_entry = write_arxiv_window.alias("write")(fetch_arxiv_window.alias("fetch")())
+    return {"result": result, ALL_RESULTS_RECEIVED.get_python_identifier(): received_every_entry}
 
 
 def all_results_received_check(received: int, total_results: int) -> dg.AssetCheckResult:
@@ -132,76 +169,104 @@ FRAMEWORK_THREADS = dg.AssetKey("framework_threads")
 FRAMEWORK_COMMENTS = dg.AssetKey("framework_comments")
 
 
-@dg.multi_asset(
-    specs=[
-        dg.AssetSpec(
-            FRAMEWORK_COMMITS,
-            group_name="sources",
-            **catalog(RAW_GIT_COMMITS),
-            kinds={"git", "duckdb"},
-            skippable=True,
-            description=(
-                "Commits of the framework's default branch (raw.git_commits: one row per commit) and the "
-                "files each changed against its first parent (raw.git_commit_files: one row per commit and "
-                "path, with the added text and the added identifier tokens). Incremental: only commits not "
-                "reachable from the last refresh's head are parsed; a head that is no longer reachable "
-                "(a force-push) rescans and replaces the framework."
-            ),
+FRAMEWORK_SPECS = [
+    dg.AssetSpec(
+        FRAMEWORK_COMMITS,
+        group_name="sources",
+        **catalog(RAW_GIT_COMMITS),
+        kinds={"git", "duckdb"},
+        skippable=True,
+        description=(
+            "Commits of the framework's default branch (raw.git_commits: one row per commit) and the "
+            "files each changed against its first parent (raw.git_commit_files: one row per commit and "
+            "path, with the added text and the added identifier tokens). Incremental: only commits not "
+            "reachable from the last refresh's head are parsed; a head that is no longer reachable "
+            "(a force-push) rescans and replaces the framework."
         ),
-        dg.AssetSpec(
-            FRAMEWORK_DOCS,
-            group_name="sources",
-            **catalog(RAW_FRAMEWORK_DOCS),
-            kinds={"git", "duckdb"},
-            skippable=True,
-            description=(
-                "The framework's contribution rules, templates, governance and code owners "
-                "(raw.framework_docs: one row per document path, as configured in frameworks.toml), read at the "
-                "default branch's head from the mirror, or from the snapshot's docs/, for the tracker to list."
-            ),
+    ),
+    dg.AssetSpec(
+        FRAMEWORK_DOCS,
+        group_name="sources",
+        **catalog(RAW_FRAMEWORK_DOCS),
+        kinds={"git", "duckdb"},
+        skippable=True,
+        description=(
+            "The framework's contribution rules, templates, governance and code owners "
+            "(raw.framework_docs: one row per document path, as configured in frameworks.toml), read at the "
+            "default branch's head from the mirror, or from the snapshot's docs/, for the tracker to list."
         ),
-        dg.AssetSpec(
-            FRAMEWORK_THREADS,
-            group_name="sources",
-            **catalog(RAW_GITHUB_THREADS),
-            kinds={"github", "duckdb"},
-            skippable=True,
-            description="Issues and pull requests of the framework (raw.github_threads: one row per thread).",
-        ),
-        dg.AssetSpec(
-            FRAMEWORK_COMMENTS,
-            group_name="sources",
-            **catalog(RAW_GITHUB_COMMENTS),
-            kinds={"github", "duckdb"},
-            skippable=True,
-            description="Comments on the framework's issues and pull requests (raw.github_comments: one row per comment).",
-        ),
-    ],
-    partitions_def=framework_partitions,
-    pool=WRITER_POOL,
-    can_subset=True,
-)
-def framework_sources_refresh(
-    context: dg.AssetExecutionContext, framework_sources: FrameworkSources, warehouse: Warehouse
-) -> Iterator[dg.MaterializeResult]:
-    """Everything one framework publishes, refreshed in one step: the commits and the
-    contribution rules from git, then the issues, pull requests and comments from GitHub.
+    ),
+    dg.AssetSpec(
+        FRAMEWORK_THREADS,
+        group_name="sources",
+        **catalog(RAW_GITHUB_THREADS),
+        kinds={"github", "duckdb"},
+        skippable=True,
+        description="Issues and pull requests of the framework (raw.github_threads: one row per thread).",
+    ),
+    dg.AssetSpec(
+        FRAMEWORK_COMMENTS,
+        group_name="sources",
+        **catalog(RAW_GITHUB_COMMENTS),
+        kinds={"github", "duckdb"},
+        skippable=True,
+        description="Comments on the framework's issues and pull requests (raw.github_comments: one row per comment).",
+    ),
+]
+#: The output name of each framework asset in the refresh's graph.
+FRAMEWORK_OUTPUTS = {spec.key: spec.key.to_python_identifier() for spec in FRAMEWORK_SPECS}
 
-    One step rather than four, because a refresh with nothing new is mostly the cost of
-    starting a step and opening the warehouse. The warehouse is read once, and held open
-    only while writing, never during a download. Commits are stored (and reported) before
-    GitHub is asked, so a GitHub outage does not lose the commits.
-    """
-    slug = context.partition_key
-    selected = context.selected_asset_keys
+
+@dataclass
+class FrameworkFetch:
+    """What one refresh fetched for the selected assets; a GitHub failure travels to the
+    write, which stores the commits first and then fails with it."""
+
+    commits: CommitsFetch | None = None
+    threads: ThreadsFetch | None = None
+    threads_error: Exception | None = None
+
+
+@dg.op(description="Read the framework's watermarks and ETags (in the writer pool: DuckDB takes one process).", pool=WRITER_POOL)
+def read_framework_state(context: dg.OpExecutionContext, warehouse: Warehouse) -> StoredState:
     with warehouse.connect() as conn:
-        state = stored_state(conn, slug)
+        return stored_state(conn, context.partition_key)
+
+
+@dg.op(description="Fetch the framework's new commits and documents (git), then its threads (GitHub); no writer slot.")
+def fetch_framework_sources(
+    context: dg.OpExecutionContext, framework_sources: FrameworkSources, state: StoredState
+) -> FrameworkFetch:
+    slug, selected = context.partition_key, context.selected_asset_keys
+    fetched = FrameworkFetch()
     if selected & {FRAMEWORK_COMMITS, FRAMEWORK_DOCS}:
-        commits = refresh_commits(framework_sources, warehouse, slug, state, context.log)
+        fetched.commits = fetch_commits(framework_sources, slug, state, context.log)
+    if selected & {FRAMEWORK_THREADS, FRAMEWORK_COMMENTS}:
+        try:
+            fetched.threads = fetch_threads(framework_sources, slug, state, context.log)
+        except Exception as error:  # raised by the write, once the commits are stored
+            if fetched.commits is None:
+                raise
+            fetched.threads_error = error
+    return fetched
+
+
+@dg.op(
+    description="Store what the fetch received, in one transaction per source (in the writer pool).",
+    pool=WRITER_POOL,
+    out={name: dg.Out(dg.Nothing, is_required=False) for name in FRAMEWORK_OUTPUTS.values()},
+)
+def write_framework_sources(
+    context: dg.OpExecutionContext, warehouse: Warehouse, state: StoredState, fetched: FrameworkFetch
+) -> Iterator[dg.Output]:
+    slug, selected = context.partition_key, context.selected_asset_keys
+    if fetched.commits is not None:
+        commits = write_commits(warehouse, slug, state, fetched.commits, context.log)
         batch = commits.batch
         if FRAMEWORK_COMMITS in selected:
-            yield dg.MaterializeResult(
-                asset_key=FRAMEWORK_COMMITS,
+            yield dg.Output(
+                None,
+                FRAMEWORK_OUTPUTS[FRAMEWORK_COMMITS],
                 metadata=table_metadata(
                     batch.commits,
                     ["sha", "committed_at", "author", "message"],
@@ -214,21 +279,27 @@ def framework_sources_refresh(
                 ),
             )
         if FRAMEWORK_DOCS in selected:
-            yield dg.MaterializeResult(
-                asset_key=FRAMEWORK_DOCS, metadata=table_metadata(commits.docs, ["path", "blob_sha", "fetched_at"])
+            yield dg.Output(
+                None,
+                FRAMEWORK_OUTPUTS[FRAMEWORK_DOCS],
+                metadata=table_metadata(commits.docs, ["path", "blob_sha", "fetched_at"]),
             )
-    if selected & {FRAMEWORK_THREADS, FRAMEWORK_COMMENTS}:
-        threads = refresh_threads(framework_sources, warehouse, slug, state, context.log)
+    if fetched.threads_error is not None:
+        raise fetched.threads_error
+    if fetched.threads is not None:
+        threads = write_threads(warehouse, slug, state, fetched.threads, context.log)
         requests = {
             "requests": threads.batch.requests,
+            "retries": threads.batch.retries,
             "not_modified": threads.batch.not_modified,
             # received = updated threads + updated comments + older copies + quarantined
             "items_received": threads.batch.received,
             "items_quarantined": threads.batch.quarantine.height,
         }
         if FRAMEWORK_THREADS in selected:
-            yield dg.MaterializeResult(
-                asset_key=FRAMEWORK_THREADS,
+            yield dg.Output(
+                None,
+                FRAMEWORK_OUTPUTS[FRAMEWORK_THREADS],
                 metadata=table_metadata(
                     threads.batch.threads,
                     ["number", "kind", "state", "title"],
@@ -238,8 +309,9 @@ def framework_sources_refresh(
                 ),
             )
         if FRAMEWORK_COMMENTS in selected:
-            yield dg.MaterializeResult(
-                asset_key=FRAMEWORK_COMMENTS,
+            yield dg.Output(
+                None,
+                FRAMEWORK_OUTPUTS[FRAMEWORK_COMMENTS],
                 metadata=table_metadata(
                     threads.batch.comments,
                     ["thread_number", "author", "created_at"],
@@ -248,6 +320,24 @@ def framework_sources_refresh(
                     **requests,
                 ),
             )
+
+
+@dg.graph_multi_asset(
+    outs={FRAMEWORK_OUTPUTS[spec.key]: dg.AssetOut.from_spec(spec) for spec in FRAMEWORK_SPECS},
+    partitions_def=framework_partitions,
+    can_subset=True,
+)
+def framework_sources_refresh():
+    """Everything one framework publishes, refreshed in one run: the commits and the
+    contribution rules from git, then the issues, pull requests and comments from GitHub.
+
+    Three ops: the watermarks are read (in the writer pool), the sources fetched (outside
+    it: a slow git remote or GitHub never holds the slot), and what changed written (in
+    the pool). Commits are stored (and reported) even when GitHub fails, so a GitHub
+    outage does not lose the commits.
+    """
+    state = read_framework_state.alias("state")()
+    return write_framework_sources.alias("write")(state, fetch_framework_sources.alias("fetch")(state))
 
 
 @dg.asset(

@@ -1,6 +1,10 @@
 """The incremental refresh of one framework's sources: commits and contribution rules
 from git, issues, pull requests and comments from GitHub, written only where something
-changed (the wrappers are in assets/sources/assets.py)."""
+changed (the wrappers are in assets/sources/assets.py).
+
+Each half is a fetch, which only reads the sources, and a write, which only touches the
+warehouse: the asset runs the fetches outside the writer pool and takes its slot only to
+write. `refresh_commits` and `refresh_threads` do both in one go (benches, tests)."""
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -99,11 +103,27 @@ def _count(conn: duckdb.DuckDBPyConnection, table: str, slug: str) -> int:
 
 
 @dataclass
+class CommitsFetch:
+    """What git (or the snapshot) gave for one framework: new commits and the documents."""
+
+    batch: CommitBatch
+    docs: pl.DataFrame
+
+
+@dataclass
 class CommitsRefresh:
     batch: CommitBatch
     docs: pl.DataFrame
     commits_stored: int
     wrote: bool
+
+
+@dataclass
+class ThreadsFetch:
+    """What GitHub (or the snapshot) gave for one framework, and the validators it left."""
+
+    batch: ThreadBatch
+    etags: dict[str, str]
 
 
 @dataclass
@@ -114,18 +134,21 @@ class ThreadsRefresh:
     wrote: bool
 
 
-def refresh_commits(
-    framework_sources: FrameworkSources, warehouse: Warehouse, slug: str, state: StoredState, log: Logger
-) -> CommitsRefresh:
-    """Store the commits of `slug` not stored yet, and its contribution documents.
+def fetch_commits(framework_sources: FrameworkSources, slug: str, state: StoredState, log: Logger) -> CommitsFetch:
+    """The commits of `slug` not reachable from the stored watermark, and its contribution documents."""
+    source = framework_sources.commits()
+    batch = source.refresh(framework(slug), state.commits_watermark, log)
+    return CommitsFetch(batch, source.contribution_docs(framework(slug)))
+
+
+def write_commits(warehouse: Warehouse, slug: str, state: StoredState, fetched: CommitsFetch, log: Logger) -> CommitsRefresh:
+    """Store the fetched commits of `slug` and its contribution documents.
 
     Nothing is written (and the warehouse is not opened) when the watermark is the stored
     one (the head; for a snapshot, the head and the file's digest) and the documents are
     unchanged: a refresh with nothing new costs one read.
     """
-    source = framework_sources.commits()
-    batch = source.refresh(framework(slug), state.commits_watermark, log)
-    docs = source.contribution_docs(framework(slug))
+    batch, docs = fetched.batch, fetched.docs
     commits_unchanged = not batch.full_rescan and batch.commits.is_empty() and batch.watermark == state.commits_watermark
     docs_unchanged = set(docs.select("path", "blob_sha").iter_rows()) == state.docs and state.commits_watermark is not None
     stored = state.commits
@@ -162,17 +185,26 @@ def refresh_commits(
     return CommitsRefresh(batch, docs, stored, wrote=not (commits_unchanged and docs_unchanged))
 
 
-def refresh_threads(
+def refresh_commits(
     framework_sources: FrameworkSources, warehouse: Warehouse, slug: str, state: StoredState, log: Logger
-) -> ThreadsRefresh:
-    """Upsert the threads and comments of `slug` updated since the stored watermarks.
+) -> CommitsRefresh:
+    """`fetch_commits`, then `write_commits`."""
+    return write_commits(warehouse, slug, state, fetch_commits(framework_sources, slug, state, log), log)
 
-    The stored ETags make an unchanged framework cost 304s; nothing is then written.
-    """
+
+def fetch_threads(framework_sources: FrameworkSources, slug: str, state: StoredState, log: Logger) -> ThreadsFetch:
+    """The threads and comments of `slug` updated since the stored watermarks, asked with
+    the stored ETags (an unchanged framework costs 304s)."""
     etags = dict(state.etags)
     batch = framework_sources.threads(etags).refresh(
         framework(slug), watermark(state.threads_updated_at), watermark(state.comments_updated_at), log
     )
+    return ThreadsFetch(batch, etags)
+
+
+def write_threads(warehouse: Warehouse, slug: str, state: StoredState, fetched: ThreadsFetch, log: Logger) -> ThreadsRefresh:
+    """Upsert the fetched threads and comments of `slug`; nothing is written when nothing changed."""
+    batch, etags = fetched.batch, fetched.etags
     unchanged = (
         not batch.complete_history
         and batch.threads.is_empty()
@@ -216,3 +248,10 @@ def refresh_threads(
         f"{threads_stored} thread(s) and {comments_stored} comment(s) stored in all"
     )
     return ThreadsRefresh(batch, threads_stored, comments_stored, wrote=not unchanged)
+
+
+def refresh_threads(
+    framework_sources: FrameworkSources, warehouse: Warehouse, slug: str, state: StoredState, log: Logger
+) -> ThreadsRefresh:
+    """`fetch_threads`, then `write_threads`."""
+    return write_threads(warehouse, slug, state, fetch_threads(framework_sources, slug, state, log), log)

@@ -7,7 +7,6 @@ warehouse exactly as the live harvest would.
 
 from __future__ import annotations
 
-import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -22,11 +21,11 @@ import polars as pl
 from orchestration.clients.arxiv_feed import (
     ArxivFeedError,
     FeedPage,
-    TruncatedFeedError,
     empty_entries,
     empty_quarantine,
     parse_feed,
 )
+from orchestration.clients.http_retry import Deadline, GaveUp, Pacer, RetryableFault, RetryPolicy, retry_after_s
 from orchestration.settings import ARXIV_MAX_PAGE_SIZE, ArxivQuery
 
 USER_AGENT = "inclusion-tracker/0.1 (research metadata harvest; https://github.com/inclusion-tracker)"
@@ -60,6 +59,7 @@ class ArxivFetch:
     `opensearch:totalResults` over the queries. `outside_window` counts the entries
     returned whose first version falls outside the window; `duplicates` the entries
     returned twice (arXiv's paging shifts when papers are announced during a harvest).
+    `requests` counts the requests sent, `retries` those that repeated a failed one.
     """
 
     entries: pl.DataFrame
@@ -72,6 +72,7 @@ class ArxivFetch:
     pages: int
     queries: int
     requests: int
+    retries: int = 0
 
     @property
     def complete(self) -> bool:
@@ -91,7 +92,9 @@ def _total_results(pages: list[FeedPage]) -> int:
     return latest if latest is not None else sum(page.entry_count for page in pages)
 
 
-def _window_fetch(queries: list[list[FeedPage]], first_day: date, last_day: date, requests: int) -> ArxivFetch:
+def _window_fetch(
+    queries: list[list[FeedPage]], first_day: date, last_day: date, requests: int, retries: int = 0
+) -> ArxivFetch:
     """Keep what belongs to the window, once: the filter shared by the live and snapshot clients.
 
     `queries` holds the pages of each query (a live sub-range, or a recorded file).
@@ -122,6 +125,7 @@ def _window_fetch(queries: list[list[FeedPage]], first_day: date, last_day: date
         pages=len(pages),
         queries=len(queries),
         requests=requests,
+        retries=retries,
     )
 
 
@@ -138,16 +142,19 @@ def build_search_query(query: ArxivQuery, first_day: date, last_day: date) -> st
 
 
 class LiveArxivClient(ArxivClient):
-    """The arXiv API: one request at a time, `min_interval_s` apart, retried with backoff.
+    """The arXiv API: one request at a time, `min_interval_s` apart, retried by the shared
+    policy (orchestration/clients/http_retry.py) within the fetch's deadline.
 
     A window whose first page counts more results than `result_cap` (arXiv pages no
     further than 30,000) is split in halves, recursively, down to single days; each
     sub-range is then paged to its end.
 
-    Retried: HTTP 429 (often plain text, no Retry-After), 5xx, timeouts and dropped
-    connections, truncated XML, and an empty page while `totalResults` says more. A
-    connection refused or an unknown host on the first request is not retried: arXiv is
-    unreachable from here, and the error says how to run from recorded data instead.
+    Retried: HTTP 429 and 403 (arXiv's answers to a client it finds too fast, often plain
+    text, with or without Retry-After, which is honoured), 5xx, timeouts and dropped
+    connections, truncated XML, arXiv's HTTP-200 error feed, and an empty page while
+    `totalResults` says more. A connection refused or an unknown host before arXiv
+    answered once is not retried: arXiv is unreachable from here, and the error says how
+    to run from recorded data instead.
     """
 
     def __init__(
@@ -160,7 +167,7 @@ class LiveArxivClient(ArxivClient):
         max_retries: int = 5,
         backoff_s: float = 5.0,
         timeout_s: float = 60.0,
-        empty_page_retries: int = 3,
+        deadline_minutes: float = 60.0,
         result_cap: int = ARXIV_RESULT_CAP,
         user_agent: str = USER_AGENT,
         transport: httpx.BaseTransport | None = None,
@@ -173,34 +180,60 @@ class LiveArxivClient(ArxivClient):
         self.api_url = api_url
         self.query = query
         self.page_size = page_size
-        self.min_interval_s = min_interval_s
-        self.max_retries = max_retries
-        self.backoff_s = backoff_s
         self.timeout_s = timeout_s
-        self.empty_page_retries = empty_page_retries
+        self.deadline_minutes = deadline_minutes
         self.result_cap = result_cap
         self.user_agent = user_agent
         self._transport = transport
-        self._sleep = sleep
         self._clock = clock
-        self._last_request_at: float | None = None
+        self.pacer = Pacer(min_interval_s, sleep=sleep, clock=clock)
+        self.retry_policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, sleep=sleep)
         self._answered = False  # has arXiv answered once in this client's life?
         self.requests = 0
 
-    def _wait_turn(self) -> None:
-        if self._last_request_at is not None:
-            remaining = self.min_interval_s - (self._clock() - self._last_request_at)
-            if remaining > 0:
-                self._sleep(remaining)
-        self._last_request_at = self._clock()
+    @property
+    def min_interval_s(self) -> float:
+        return self.pacer.interval_s
 
-    def _backoff(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after and retry_after.strip().isdigit():
-            return max(float(retry_after), self.backoff_s)
-        return self.backoff_s * 2**attempt * (1 + random.random() / 4)
+    @property
+    def retries(self) -> int:
+        return self.retry_policy.retries
 
-    def _page(self, http: httpx.Client, search_query: str, start: int, log: Log) -> FeedPage:
-        """One page, retried until it parses, is not empty while more are promised, or retries run out."""
+    def _attempt(self, http: httpx.Client, params: dict, start: int, search_query: str, deadline: Deadline) -> FeedPage:
+        """One request for one page: the parsed page, or RetryableFault."""
+        with self.pacer.turn():
+            self.requests += 1
+            try:
+                response = http.get(self.api_url, params=params, timeout=deadline.timeout(self.timeout_s))
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+                if not self._answered:
+                    raise SourceUnavailableError(
+                        f"cannot reach arXiv at {self.api_url} ({error.__class__.__name__}: {error}); {SNAPSHOT_HINT}"
+                    ) from error
+                raise RetryableFault(f"{error.__class__.__name__}: {error}") from None
+            except httpx.TransportError as error:  # timeouts, resets, a server that hung up
+                raise RetryableFault(f"{error.__class__.__name__}: {error}") from None
+        self._answered = True
+        if response.status_code in (403, 429) or response.status_code >= 500:
+            raise RetryableFault(
+                f"HTTP {response.status_code}: {response.text.strip()[:200]}",
+                wait_s=retry_after_s(response.headers.get("Retry-After")),
+                status=response.status_code,
+            )
+        if response.status_code != 200:
+            raise ArxivUnavailableError(
+                f"arXiv answered HTTP {response.status_code} to {response.url}: {response.text.strip()[:200]}"
+            )
+        try:
+            page = parse_feed(response.content, str(response.url))
+        except ArxivFeedError as error:  # cut off in transit, or arXiv's error feed
+            raise RetryableFault(str(error)) from None
+        if page.entry_count == 0 and page.total_results is not None and start < page.total_results:
+            raise RetryableFault(f"empty page at start={start} although totalResults={page.total_results}")
+        return page
+
+    def _page(self, http: httpx.Client, search_query: str, start: int, deadline: Deadline, log: Log) -> FeedPage:
+        """One page, retried until it parses and is not empty while more are promised."""
         params = {
             "search_query": search_query,
             "start": start,
@@ -208,64 +241,25 @@ class LiveArxivClient(ArxivClient):
             "sortBy": "submittedDate",
             "sortOrder": "ascending",
         }
-        failures: list[str] = []
-        empty_pages = 0
-        attempt = 0
-        while True:
-            self._wait_turn()
-            self.requests += 1
-            retry_after = None
-            try:
-                response = http.get(self.api_url, params=params)
-            except httpx.ConnectError as error:
-                if not self._answered:
-                    raise SourceUnavailableError(
-                        f"cannot reach arXiv at {self.api_url} ({error.__class__.__name__}: {error}); {SNAPSHOT_HINT}"
-                    ) from error
-                failure = f"{error.__class__.__name__}: {error}"
-            except httpx.TransportError as error:  # timeouts, resets, a server that hung up
-                failure = f"{error.__class__.__name__}: {error}"
-            else:
-                self._answered = True
-                if response.status_code == 200:
-                    try:
-                        page = parse_feed(response.content, str(response.url))
-                    except TruncatedFeedError as error:
-                        failure = str(error)
-                    else:
-                        promised_more = page.total_results is not None and start < page.total_results
-                        if page.entry_count or not promised_more:
-                            return page
-                        empty_pages += 1
-                        if empty_pages > self.empty_page_retries:
-                            raise ArxivUnavailableError(
-                                f"arXiv kept returning an empty page at start={start} although totalResults="
-                                f"{page.total_results} for {search_query!r}"
-                            )
-                        log.warning(f"arXiv: empty page at start={start} of {page.total_results}; asking again")
-                        self._sleep(self._backoff(empty_pages - 1, None))
-                        continue
-                elif response.status_code == 429 or response.status_code >= 500:
-                    failure = f"HTTP {response.status_code}: {response.text.strip()[:200]}"
-                    retry_after = response.headers.get("Retry-After")
-                else:
-                    raise ArxivUnavailableError(
-                        f"arXiv answered HTTP {response.status_code} to {response.url}: {response.text.strip()[:200]}"
-                    )
-            failures.append(failure)
-            if attempt >= self.max_retries:
-                raise ArxivUnavailableError(
-                    f"arXiv failed {len(failures)} times at start={start} of {search_query!r}; last: {failure}"
-                )
-            delay = self._backoff(attempt, retry_after)
-            log.warning(f"arXiv: {failure}; retry {attempt + 1}/{self.max_retries} in {delay:.1f} s")
-            self._sleep(delay)
-            attempt += 1
+        try:
+            return self.retry_policy.call(
+                lambda: self._attempt(http, params, start, search_query, deadline),
+                deadline,
+                what=f"arXiv start={start}",
+                log=log,
+            )
+        except GaveUp as gave_up:
+            raise ArxivUnavailableError(
+                f"arXiv failed at start={start} of {search_query!r}: {gave_up.summary}; retry later, or read recorded "
+                "data with --snapshot"
+            ) from None
 
-    def _query_pages(self, http: httpx.Client, first_day: date, last_day: date, log: Log) -> list[list[FeedPage]]:
+    def _query_pages(
+        self, http: httpx.Client, first_day: date, last_day: date, deadline: Deadline, log: Log
+    ) -> list[list[FeedPage]]:
         """The pages of each query that together cover the days, none counting more than the cap."""
         search_query = build_search_query(self.query, first_day, last_day)
-        page = self._page(http, search_query, 0, log)
+        page = self._page(http, search_query, 0, deadline, log)
         if page.total_results is not None and page.total_results > self.result_cap:
             if first_day == last_day:
                 raise ArxivUnavailableError(
@@ -278,8 +272,8 @@ class LiveArxivClient(ArxivClient):
                 f"{self.result_cap}; splitting at {middle}"
             )
             return [
-                *self._query_pages(http, first_day, middle, log),
-                *self._query_pages(http, middle + timedelta(days=1), last_day, log),
+                *self._query_pages(http, first_day, middle, deadline, log),
+                *self._query_pages(http, middle + timedelta(days=1), last_day, deadline, log),
             ]
         pages = [page]
         start = 0
@@ -293,17 +287,19 @@ class LiveArxivClient(ArxivClient):
             # cannot be paged further: the harvest check reports what is missing.
             if page.entry_count == 0 or start >= min(total, self.result_cap):
                 return [pages]
-            page = self._page(http, search_query, start, log)
+            page = self._page(http, search_query, start, deadline, log)
             pages.append(page)
 
     def fetch_window(self, first_day: date, last_day: date, log: Log) -> ArxivFetch:
         headers = {"User-Agent": self.user_agent}
         self.requests = 0
+        retries = self.retries
+        deadline = Deadline(self.deadline_minutes, self._clock, "deadline_minutes of the arxiv resource")
         with httpx.Client(
             headers=headers, timeout=self.timeout_s, transport=self._transport, follow_redirects=True
         ) as http:
-            queries = self._query_pages(http, first_day, last_day, log)
-        return _window_fetch(queries, first_day, last_day, self.requests)
+            queries = self._query_pages(http, first_day, last_day, deadline, log)
+        return _window_fetch(queries, first_day, last_day, self.requests, self.retries - retries)
 
 
 class SnapshotArxivClient(ArxivClient):

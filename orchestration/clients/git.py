@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -77,6 +78,8 @@ _LOG_ARGS = (
     "--submodule=short",
     "--encoding=UTF-8",
 )
+#: The longest one git command may run (a clone of a large history takes minutes).
+DEFAULT_GIT_TIMEOUT_S = 1800.0
 #: A stalled transfer (under 1 KB/s for a minute) fails instead of hanging the run.
 _TRANSFER_CONFIG = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60")
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
@@ -89,6 +92,10 @@ class GitError(RuntimeError):
 class GitUnavailableError(GitError):
     """git, the remote or the recorded history cannot be reached. The message says which,
     and how to read recorded histories instead."""
+
+
+class GitTimeoutError(GitError):
+    """A git command ran longer than its timeout and was stopped."""
 
 
 @dataclass
@@ -141,6 +148,20 @@ def _transfer_failed(action: str, url: str, mirror: Path, stderr: bytes) -> GitU
     else:
         fix = "check the network and the repository in orchestration/config/frameworks.toml"
     return GitUnavailableError(f"cannot {action} {_redact(url)} into {mirror}: {error}; {fix}, {_SNAPSHOT_HINT}")
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """The git command among `args` (`clone` of `-c k=v clone --bare url dir`)."""
+    values_of = {"-c"}  # options whose value is the next argument
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in values_of:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return "command"
 
 
 def _last_error_line(stderr: str) -> str:
@@ -367,7 +388,8 @@ class GitMirrorCommits(CommitSource):
     default branch (force-updated, pruned) and parse `watermark..head` only. A watermark
     that is no longer an ancestor of the head (a force-push) rescans the whole branch.
     Blobs missing from the mirror mark their commits `diff_incomplete` instead of
-    failing the refresh.
+    failing the refresh. Every git command is stopped after `timeout_s` (a hung remote,
+    a stuck lock) and fails the refresh naming the command.
     """
 
     def __init__(
@@ -375,10 +397,13 @@ class GitMirrorCommits(CommitSource):
         mirror_dir: str | os.PathLike[str],
         remote_url_template: str = DEFAULT_REMOTE_URL_TEMPLATE,
         token: str | None = None,
+        *,
+        timeout_s: float = DEFAULT_GIT_TIMEOUT_S,
     ) -> None:
         self.mirror_dir = Path(mirror_dir)
         self.remote_url_template = remote_url_template
         self._token = token or None
+        self.timeout_s = timeout_s
 
     def __repr__(self) -> str:
         return f"GitMirrorCommits({str(self.mirror_dir)!r}, {_redact(self.remote_url_template)!r}, authenticated={self._token is not None})"
@@ -436,13 +461,31 @@ class GitMirrorCommits(CommitSource):
     ) -> subprocess.CompletedProcess[bytes]:
         command = [self._git_binary(), *(["--git-dir", str(mirror)] if mirror else []), *args]
         try:
-            result = subprocess.run(command, stdin=stdin, capture_output=True, env={**self._environment(), **(environment or {})})
+            # On timeout, run() kills git and waits for it before raising.
+            result = subprocess.run(
+                command,
+                stdin=stdin,
+                capture_output=True,
+                env={**self._environment(), **(environment or {})},
+                timeout=self.timeout_s,
+            )
         except FileNotFoundError:
             raise GitUnavailableError("git not found on PATH; install git or set TRACKER_SNAPSHOT_DIR to read recorded histories") from None
+        except subprocess.TimeoutExpired:
+            raise self._timed_out(args, mirror) from None
         if check and result.returncode != 0:
             where = f" in {mirror}" if mirror else ""
             raise GitError(f"git {' '.join(args[:2])} failed{where}: {_last_error_line(_text(result.stderr))}")
         return result
+
+    def _timed_out(self, args: Sequence[str], mirror: Path | None) -> GitTimeoutError:
+        command = _subcommand(args)
+        limit = f"{self.timeout_s:g} s" if self.timeout_s < 60 else f"{self.timeout_s / 60:g} min"
+        where = f" in {mirror}" if mirror else ""
+        return GitTimeoutError(
+            f"git {command} ran longer than {limit}{where} and was stopped; check the network and the remote, "
+            f"or raise git_timeout_minutes of the framework_sources resource, {_SNAPSHOT_HINT}"
+        )
 
     # -- the mirror --------------------------------------------------------------------
 
@@ -507,11 +550,26 @@ class GitMirrorCommits(CommitSource):
             stdin.seek(0)
             command = [self._git_binary(), "--git-dir", str(mirror), *_LOG_ARGS]
             with subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, env=self._environment()) as process:
-                assert process.stdout is not None
-                for commit in read_log_stream(process.stdout):
-                    commits.append(commit)
-                    progress()
-                returncode = process.wait()
+                # The stream is read as git prints it: a watchdog kills git at the timeout,
+                # which ends the stream.
+                timed_out = threading.Event()
+
+                def stop() -> None:
+                    timed_out.set()
+                    process.kill()
+
+                watchdog = threading.Timer(self.timeout_s, stop)
+                watchdog.start()
+                try:
+                    assert process.stdout is not None
+                    for commit in read_log_stream(process.stdout):
+                        commits.append(commit)
+                        progress()
+                    returncode = process.wait()
+                finally:
+                    watchdog.cancel()
+                if timed_out.is_set():
+                    raise self._timed_out(_LOG_ARGS[:1], mirror)
             stderr.seek(0)
             error = _last_error_line(_text(stderr.read())) if returncode != 0 else None
         if [commit.sha for commit in commits] != list(shas[: len(commits)]):

@@ -1,8 +1,9 @@
 """Issues, pull requests and comments of the frameworks: the GitHub REST API, or a snapshot.
 
 `GithubClient` is a small, polite REST client: conditional requests (ETags), `Link`
-pagination, primary and secondary rate limits, bounded retries with jitter. The token
-lives only in the `Authorization` header: never in URLs, logs, errors or stored keys.
+pagination (httpx's parsing), primary and secondary rate limits, and the retries of the
+shared policy (orchestration/clients/http_retry.py) within a deadline per refresh. The
+token lives only in the `Authorization` header: never in URLs, logs, errors or stored keys.
 
 `ThreadSource` is what the assets call; `GithubApiThreads` reads the live API with
 `since` watermarks, `SnapshotThreads` the recorded `<owner>__<repo>.threads.jsonl.gz`.
@@ -14,8 +15,6 @@ import abc
 import hashlib
 import logging
 import os
-import random
-import re
 import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from typing import Any
 import httpx
 import polars as pl
 
+from orchestration.clients.http_retry import Deadline, GaveUp, RetryableFault, RetryPolicy, retry_after_s
 from orchestration.clients.thread_records import (
     comment_records,
     comment_ref,
@@ -46,15 +46,11 @@ DEFAULT_API_URL = "https://api.github.com"
 API_VERSION = "2022-11-28"
 PER_PAGE = 100  # GitHub's maximum page size for lists
 
-#: Attempts beyond the first when the connection cannot even be opened: nothing is
-#: listening or the host is unreachable, so waiting longer rarely helps and the run
-#: should say so within seconds.
-CONNECT_RETRIES = 2
 #: Upper bound of one connect attempt (the read timeout is `timeout_s`).
 CONNECT_TIMEOUT_S = 5.0
+_SNAPSHOT_HINT = "read recorded data with TRACKER_SNAPSHOT_DIR / --snapshot"
 
 _RETRIED_STATUSES = frozenset({500, 502, 503, 504})
-_LINK = re.compile(r'<([^>]*)>\s*;\s*rel="([^"]*)"')
 
 Logger = logging.Logger | logging.LoggerAdapter  # Dagster's context.log quacks alike
 
@@ -96,8 +92,18 @@ def _github_message(response: httpx.Response) -> str:
     return response.reason_phrase
 
 
-def _links(response: httpx.Response) -> dict[str, str]:
-    return {rel: url for url, rel in _LINK.findall(response.headers.get("link", ""))}
+def _next_url(response: httpx.Response) -> str | None:
+    return response.links.get("next", {}).get("url")
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A list page as received: 304 (no items) or 200 with its items and links."""
+
+    status: int
+    items: list[dict]
+    next_url: str | None
+    etag: str | None
 
 
 def _utc_text(moment: float) -> str:
@@ -123,6 +129,7 @@ class GithubClient:
         max_retries: int = 5,
         backoff_s: float = 1.0,
         timeout_s: float = 30,
+        deadline_minutes: float = 30,
         user_agent: str = "inclusion-tracker/0.1",
         log: Logger | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -137,16 +144,17 @@ class GithubClient:
         self.etags: MutableMapping[str, str] = etags if etags is not None else {}
         self.max_rate_limit_wait_s = max_rate_limit_wait_s
         self.secondary_wait_s = secondary_wait_s
-        self.max_retries = max_retries
-        self.backoff_s = backoff_s
+        self.timeout_s = timeout_s
+        self.deadline_minutes = deadline_minutes
         self.log = log
         self.sleep = sleep
         self.clock = clock
+        self.retry_policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, sleep=sleep)
         self.requests = 0
         self.not_modified = 0
         self._resume_at: float | None = None  # a 200 said "0 requests left": wait before the next
+        self._answered = False  # has GitHub answered once in this client's life?
         self._warned_unauthenticated = False
-        self._random = random.Random()
         headers = {
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": API_VERSION,
@@ -164,6 +172,14 @@ class GithubClient:
     def __repr__(self) -> str:
         return f"GithubClient({self.api_url!r}, authenticated={self._token is not None})"
 
+    @property
+    def retries(self) -> int:
+        return self.retry_policy.retries
+
+    def deadline(self) -> Deadline:
+        """A new deadline of `deadline_minutes`: one per refresh."""
+        return Deadline(self.deadline_minutes, self.clock, "deadline_minutes of the framework_sources resource")
+
     def close(self) -> None:
         self._http.close()
 
@@ -180,35 +196,38 @@ class GithubClient:
         clean = {k: v for k, v in (params or {}).items() if v is not None}
         return str(httpx.URL(self.api_url + "/" + path.lstrip("/"), params=clean))
 
-    def get_pages(self, path: str, params: dict, *, log: Logger | None = None) -> list[dict] | None:
+    def get_pages(
+        self, path: str, params: dict, *, log: Logger | None = None, deadline: Deadline | None = None
+    ) -> list[dict] | None:
         """All items of a list endpoint, following `Link: rel="next"`; None when the first
-        page answered 304 Not Modified to its stored ETag (nothing changed)."""
+        page answered 304 Not Modified to its stored ETag (nothing changed). Every request
+        and wait ends by `deadline` (default: a new one of `deadline_minutes`)."""
         log = log or self.log or _log
+        deadline = deadline or self.deadline()
         self._warn_if_unauthenticated(log)
         first_url = self.url(path, params)
         conditional = {"If-None-Match": self.etags[first_url]} if first_url in self.etags else {}
-        response = self._get(first_url, conditional, log)
-        if response.status_code == 304:
+        answer = self._get(first_url, conditional, log, deadline, followed=False)
+        if answer.status == 304:
             self.not_modified += 1
             return None
-        items = self._items(response, first_url)
-        next_url = _links(response).get("next")
+        items = answer.items
         per_page = int(params.get("per_page", 30))
-        etag = response.headers.get("etag")
         # Trust a first-page ETag only for a list that fits on one page with room to
         # spare: sorted by `updated` ascending, a change lands at the end, so a later
         # page (or a page that just overflowed) can change while page one stays equal.
-        if etag and next_url is None and len(items) < per_page:
-            self.etags[first_url] = etag
+        if answer.etag and answer.next_url is None and len(items) < per_page:
+            self.etags[first_url] = answer.etag
         else:
             self.etags.pop(first_url, None)
+        next_url = answer.next_url
         while next_url:
             url = self._same_origin(next_url)
-            response = self._get(url, {}, log)
-            if response.status_code == 304:  # never asked conditionally: a confused server
+            answer = self._get(url, {}, log, deadline, followed=True)
+            if answer.status == 304:  # never asked conditionally: a confused server
                 raise GithubError(f"GitHub 304 for an unconditional request: {url}", status=304, url=url)
-            items.extend(self._items(response, url))
-            next_url = _links(response).get("next")
+            items.extend(answer.items)
+            next_url = answer.next_url
         return items
 
     # -- internals ---------------------------------------------------------------------
@@ -234,21 +253,29 @@ class GithubClient:
     def _items(self, response: httpx.Response, url: str) -> list[dict]:
         try:
             payload = response.json()
-        except ValueError as error:
-            raise GithubError(f"GitHub {response.status_code} for {url}: not JSON ({error})", status=response.status_code, url=url) from None
+        except ValueError as error:  # cut off in transit
+            raise RetryableFault(f"a {response.status_code} whose body is not JSON ({error})", status=response.status_code) from None
         if not isinstance(payload, list):
             raise GithubError(f"GitHub {response.status_code} for {url}: expected a list, got {type(payload).__name__}", status=response.status_code, url=url)
         return payload
 
-    def _backoff(self, failures: int) -> float:
-        # Exponential, with up to 25 % jitter so that parallel runs do not retry in step.
-        return self.backoff_s * 2 ** (failures - 1) * (1 + 0.25 * self._random.random())
-
-    def _wait(self, seconds: float, why: str, log: Logger, *, rate_limited: bool = False) -> None:
-        if seconds > 0:
-            # A rate-limit pause can be long: make it visible in the run's log.
-            (log.warning if rate_limited else log.info)(f"GitHub: {why}; waiting {seconds:.1f} s")
-            self.sleep(seconds)
+    def _wait_for_quota(self, url: str, deadline: Deadline, log: Logger) -> None:
+        """Before a request: wait for the reset a 200 announced with "0 requests left"."""
+        if self._resume_at is None:
+            return
+        resume_at, self._resume_at = self._resume_at, None
+        wait = resume_at - self.clock()
+        if wait > self.max_rate_limit_wait_s:
+            raise self._too_long(resume_at, url, None, "primary")
+        if wait >= deadline.remaining():
+            raise RateLimitExceeded(
+                f"GitHub rate limit for {url} resets at {_utc_text(resume_at)} (in {wait:.0f} s), past this refresh's "
+                f"deadline of {deadline.minutes:g} min; retry later, or raise {deadline.setting}",
+                url=url,
+            )
+        if wait > 0:
+            log.warning(f"GitHub: rate limit spent, resets at {_utc_text(resume_at)}; waiting {wait:.1f} s")
+            self.sleep(wait)
 
     def _too_long(self, reset_at: float, url: str, status: int | None, what: str) -> RateLimitExceeded:
         wait = reset_at - self.clock()
@@ -265,105 +292,106 @@ class GithubClient:
             url=url,
         )
 
-    def _get(self, url: str, headers: dict[str, str], log: Logger) -> httpx.Response:
-        """One logical GET: waits out rate limits and retries transient failures (bounded)."""
-        failures = 0  # 5xx, timeouts, resets: share the retry budget
-        connect_failures = 0
-        secondary_hits = 0
-        primary_waits = 0
-        while True:
-            if self._resume_at is not None:
-                resume_at, self._resume_at = self._resume_at, None
-                if resume_at - self.clock() > self.max_rate_limit_wait_s:
-                    raise self._too_long(resume_at, url, None, "primary")
-                self._wait(resume_at - self.clock(), f"rate limit spent, resets at {_utc_text(resume_at)}", log, rate_limited=True)
+    def _attempt(
+        self, url: str, headers: dict[str, str], deadline: Deadline, log: Logger, *, followed: bool, secondary_hits: list[int]
+    ) -> _Answer:
+        """One GET: the page, or RetryableFault for what asking again may cure. `secondary_hits`
+        counts the secondary limits met by this logical GET (each asks for a longer pause)."""
+        self._wait_for_quota(url, deadline, log)
+        self.requests += 1
+        timeout = deadline.timeout(self.timeout_s)
+        try:
+            response = self._http.get(
+                url, headers=headers, timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT_S))
+            )
+        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+            detail = f"{type(error).__name__}: {self._redact(str(error)) or 'no detail'}"
+            if not self._answered:  # nothing listens there, or no network: say so at once
+                raise SourceUnavailableError(
+                    f"cannot connect to GitHub at {url} ({detail}); check GITHUB_API_URL and the network, or {_SNAPSHOT_HINT}",
+                    url=url,
+                ) from None
+            raise RetryableFault(detail) from None
+        except httpx.TransportError as error:  # read timeouts, resets, broken responses
+            raise RetryableFault(f"{type(error).__name__}: {self._redact(str(error)) or 'no detail'}") from None
+        self._answered = True
 
-            self.requests += 1
-            try:
-                response = self._http.get(url, headers=headers)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-                connect_failures += 1
-                if connect_failures > min(self.max_retries, CONNECT_RETRIES):
-                    raise SourceUnavailableError(
-                        f"cannot connect to GitHub at {url} after {connect_failures} attempt(s) "
-                        f"({type(error).__name__}: {self._redact(str(error))}); check GITHUB_API_URL and the "
-                        "network, or read recorded data with TRACKER_SNAPSHOT_DIR / --snapshot",
-                        url=url,
-                    ) from None
-                self._wait(self._backoff(connect_failures), f"cannot connect to {url} ({type(error).__name__})", log)
-                continue
-            except httpx.TransportError as error:  # read timeouts, resets, broken responses
-                failures += 1
-                if failures > self.max_retries:
-                    raise SourceUnavailableError(
-                        f"GitHub request {url} failed {failures} time(s), last with {type(error).__name__}: "
-                        f"{self._redact(str(error)) or 'no detail'}; retry later, or read recorded data with "
-                        "TRACKER_SNAPSHOT_DIR / --snapshot",
-                        url=url,
-                    ) from None
-                self._wait(self._backoff(failures), f"{type(error).__name__} on {url}, retry {failures}/{self.max_retries}", log)
-                continue
+        status = response.status_code
+        if status in (200, 304):
+            if _header_int(response, "x-ratelimit-remaining") == 0 and (reset := _header_int(response, "x-ratelimit-reset")):
+                self._resume_at = reset + 1.0
+            if status == 304:
+                return _Answer(304, [], None, None)
+            items, next_url = self._items(response, url), _next_url(response)
+            if not items and (next_url or followed):
+                # GitHub links pages from its count of the list: a linked page is never empty.
+                raise RetryableFault("an empty page where the Link header promised items", status=status)
+            return _Answer(200, items, next_url, response.headers.get("etag"))
 
-            status = response.status_code
-            if status in (200, 304):
-                if _header_int(response, "x-ratelimit-remaining") == 0 and (reset := _header_int(response, "x-ratelimit-reset")):
-                    self._resume_at = reset + 1.0
-                return response
+        message = self._redact(_github_message(response))
+        remaining = _header_int(response, "x-ratelimit-remaining")
+        reset = _header_int(response, "x-ratelimit-reset")
+        retry_after = retry_after_s(response.headers.get("retry-after"))
 
-            message = self._redact(_github_message(response))
-            remaining = _header_int(response, "x-ratelimit-remaining")
-            reset = _header_int(response, "x-ratelimit-reset")
-            retry_after = _header_int(response, "retry-after")
+        if status in (403, 429) and remaining == 0:
+            # Primary limit: the hourly quota is spent until `x-ratelimit-reset`.
+            reset_at = (reset + 1.0) if reset is not None else self.clock() + self.secondary_wait_s
+            if reset_at - self.clock() > self.max_rate_limit_wait_s:
+                raise self._too_long(reset_at, url, status, "primary")
+            raise RetryableFault(
+                f"primary rate limit spent ({status}), resets at {_utc_text(reset_at)}",
+                wait_s=max(reset_at - self.clock(), 1.0),
+                status=status,
+            )
 
-            if status in (403, 429) and remaining == 0:
-                # Primary limit: the hourly quota is spent until `x-ratelimit-reset`.
-                primary_waits += 1
-                reset_at = (reset + 1.0) if reset is not None else self.clock() + self.secondary_wait_s
-                if reset_at - self.clock() > self.max_rate_limit_wait_s:
-                    raise self._too_long(reset_at, url, status, "primary")
-                if primary_waits > self.max_retries:
-                    raise RateLimitExceeded(
-                        f"GitHub {status} for {url}: still rate limited after {primary_waits - 1} wait(s) for the reset: {message}",
-                        status=status,
-                        url=url,
-                    )
-                self._wait(max(reset_at - self.clock(), 1.0), f"primary rate limit spent, resets at {_utc_text(reset_at)}", log, rate_limited=True)
-                continue
+        if status == 429 or (status == 403 and (retry_after is not None or "rate limit" in message.lower())):
+            # Secondary limit (too many requests too fast): GitHub asks for at least
+            # a minute's pause, longer each time it repeats.
+            secondary_hits[0] += 1
+            wait = max(retry_after or 0, self.secondary_wait_s) * 2 ** (secondary_hits[0] - 1)
+            if wait > self.max_rate_limit_wait_s:
+                raise RateLimitExceeded(
+                    f"GitHub {status} for {url}: secondary rate limit ({message}) after {secondary_hits[0]} attempt(s); "
+                    f"the next wait would be {wait:.0f} s (allowed: {self.max_rate_limit_wait_s:.0f} s); "
+                    "make fewer concurrent requests, retry later, or raise max_rate_limit_wait_s",
+                    status=status,
+                    url=url,
+                )
+            raise RetryableFault(f"secondary rate limit ({status}: {message})", wait_s=wait, status=status)
 
-            if status == 429 or (status == 403 and (retry_after is not None or "rate limit" in message.lower())):
-                # Secondary limit (too many requests too fast): GitHub asks for at least
-                # a minute's pause, longer each time it repeats.
-                secondary_hits += 1
-                wait = max(retry_after or 0, self.secondary_wait_s) * 2 ** (secondary_hits - 1)
-                if secondary_hits > self.max_retries or wait > self.max_rate_limit_wait_s:
-                    raise RateLimitExceeded(
-                        f"GitHub {status} for {url}: secondary rate limit ({message}) after {secondary_hits} attempt(s); "
-                        f"the next wait would be {wait:.0f} s (allowed: {self.max_rate_limit_wait_s:.0f} s); "
-                        "make fewer concurrent requests, retry later, or raise max_rate_limit_wait_s",
-                        status=status,
-                        url=url,
-                    )
-                self._wait(wait, f"secondary rate limit ({status}), attempt {secondary_hits}/{self.max_retries}", log, rate_limited=True)
-                continue
+        if status in _RETRIED_STATUSES:
+            raise RetryableFault(f"HTTP {status}: {message}", status=status)
 
-            if status in _RETRIED_STATUSES:
-                failures += 1
-                if failures > self.max_retries:
-                    raise SourceUnavailableError(
-                        f"GitHub {status} for {url} after {failures} attempt(s): {message}; retry later, "
-                        "or read recorded data with TRACKER_SNAPSHOT_DIR / --snapshot",
-                        status=status,
-                        url=url,
-                    )
-                self._wait(self._backoff(failures), f"{status} on {url}, retry {failures}/{self.max_retries}", log)
-                continue
+        hint = {
+            401: "; the token is invalid or expired (GITHUB_TOKEN)",
+            403: "; the token may lack access to this repository",
+            404: "; check the repository name in orchestration/config/frameworks.toml",
+        }.get(status, "")
+        raise GithubError(f"GitHub {status} for {url}: {message}{hint}", status=status, url=url)
 
-            hint = {
-                401: "; the token is invalid or expired (GITHUB_TOKEN)",
-                403: "; the token may lack access to this repository",
-                404: "; check the repository name in orchestration/config/frameworks.toml",
-            }.get(status, "")
-            raise GithubError(f"GitHub {status} for {url}: {message}{hint}", status=status, url=url)
+    def _get(self, url: str, headers: dict[str, str], log: Logger, deadline: Deadline, *, followed: bool) -> _Answer:
+        """One page, retried by the shared policy: rate limits waited out, transient
+        failures retried, all within `deadline`."""
+        secondary_hits = [0]  # a repeated secondary limit asks for a longer pause each time
+        try:
+            return self.retry_policy.call(
+                lambda: self._attempt(url, headers, deadline, log, followed=followed, secondary_hits=secondary_hits),
+                deadline,
+                what=f"GitHub {url}",
+                log=log,
+            )
+        except GaveUp as gave_up:
+            status = gave_up.fault.status
+            if status in (403, 429):
+                raise RateLimitExceeded(
+                    f"GitHub {status} for {url}: still rate limited after {gave_up.summary}; make fewer concurrent "
+                    "requests, retry later, or raise max_rate_limit_wait_s",
+                    status=status,
+                    url=url,
+                ) from None
+            raise SourceUnavailableError(
+                f"GitHub request {url} failed: {gave_up.summary}; retry later, or {_SNAPSHOT_HINT}", status=status, url=url
+            ) from None
 
 
 # -- thread sources ---------------------------------------------------------------------
@@ -386,6 +414,7 @@ class ThreadBatch:
     settled_refs: list[str] = field(default_factory=list)
     #: Items received from the API (rows + older copies of a row + quarantined).
     received: int = 0
+    retries: int = 0  # requests that repeated a failed one
 
 
 class ThreadSource(abc.ABC):
@@ -442,17 +471,20 @@ class GithubApiThreads(ThreadSource):
         log: Logger | None = None,
     ) -> ThreadBatch:
         log = log or _log
-        requests, not_modified = self.client.requests, self.client.not_modified
+        requests, not_modified, retries = self.client.requests, self.client.not_modified, self.client.retries
+        deadline = self.client.deadline()  # one for the refresh's two lists
         repo = f"/repos/{framework.owner}/{framework.name}"
         issues = self.client.get_pages(
             f"{repo}/issues",
             {"state": "all", "sort": "updated", "direction": "asc", "per_page": PER_PAGE, "since": since_param(threads_since)},
             log=log,
+            deadline=deadline,
         )
         comments = self.client.get_pages(
             f"{repo}/issues/comments",
             {"sort": "updated", "direction": "asc", "per_page": PER_PAGE, "since": since_param(comments_since)},
             log=log,
+            deadline=deadline,
         )
         read = [
             records(items or [], framework.slug, framework.repo)
@@ -472,12 +504,13 @@ class GithubApiThreads(ThreadSource):
             settled_refs=read[0].refs(lambda n: thread_ref(framework.repo, n), "number")
             + read[1].refs(lambda n: comment_ref(framework.repo, n), "comment_id"),
             received=sum(r.received for r in read),
+            retries=self.client.retries - retries,
         )
         log.info(
             f"GitHub {framework.repo}: {threads.height} thread(s) since {since_param(threads_since) or 'the start'}, "
             f"{comment_rows.height} comment(s) since {since_param(comments_since) or 'the start'}"
             + (f", {quarantine.height} unreadable item(s) quarantined" if quarantine.height else "")
-            + f"; {batch.requests} request(s), {batch.not_modified} not modified"
+            + f"; {batch.requests} request(s) ({batch.retries} retried), {batch.not_modified} not modified"
         )
         if quarantine.height:
             log.warning(

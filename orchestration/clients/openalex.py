@@ -2,10 +2,12 @@
 
 `GET {api}/works/doi:10.48550/arXiv.<id>?api_key=…` is a singleton lookup (free of
 OpenAlex's usage cost). The client is polite: at most one request per `min_interval_s`,
-bounded retries with backoff on 429/403 (OpenAlex's rate limits), 5xx and broken
-connections, and a hard cap of requests per run. The key lives only in the query
-string sent to OpenAlex (the only place OpenAlex reads it): never in errors or stored
-rows, and redacted from httpx's request log (`orchestration.clients.redaction`). Answers are cached in
+the shared retries (orchestration/clients/http_retry.py) on 429/403 (OpenAlex's rate
+limits, Retry-After honoured), 5xx, broken connections and cut-off answers, within a
+deadline per lookup batch, and a hard cap of requests per run. The key lives only in the
+query string sent to OpenAlex (the only place OpenAlex reads it): never in errors or
+stored rows, and redacted from httpx's request log (`orchestration.clients.redaction`).
+Answers are cached in
 the warehouse by the caller (`raw.openalex_works`), so a paper is asked about once.
 """
 
@@ -20,6 +22,7 @@ from datetime import UTC, datetime
 
 import httpx
 import polars as pl
+from orchestration.clients.http_retry import Deadline, GaveUp, Pacer, RetryableFault, RetryPolicy, retry_after_s
 from orchestration.clients.redaction import redact_httpx_logs
 from orchestration.tables import RAW_OPENALEX_WORKS
 
@@ -40,6 +43,7 @@ _AUTHORSHIPS = pl.List(
 )
 
 Logger = logging.Logger | logging.LoggerAdapter
+_log = logging.getLogger(__name__)
 
 
 class OpenAlexError(RuntimeError):
@@ -89,6 +93,7 @@ class OpenAlexClient(AffiliationLookup):
         max_retries: int = 4,
         backoff_s: float = 1.0,
         timeout_s: float = 30.0,
+        deadline_minutes: float = 30.0,
         user_agent: str = "inclusion-tracker/0.1",
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
@@ -96,14 +101,13 @@ class OpenAlexClient(AffiliationLookup):
     ) -> None:
         self.api_url = api_url.rstrip("/")
         self._api_key = api_key or None
-        self.min_interval_s = min_interval_s
         self.max_requests = max_requests
-        self.max_retries = max_retries
-        self.backoff_s = backoff_s
-        self.sleep = sleep
+        self.timeout_s = timeout_s
+        self.deadline_minutes = deadline_minutes
         self.clock = clock
         self.requests = 0
-        self._last_request_at: float | None = None
+        self.pacer = Pacer(min_interval_s, sleep=sleep, clock=clock)
+        self.retry_policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, sleep=sleep)
         self._http = httpx.Client(
             timeout=timeout_s, headers={"User-Agent": user_agent, "Accept": "application/json"}, transport=transport
         )
@@ -119,51 +123,63 @@ class OpenAlexClient(AffiliationLookup):
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _wait_turn(self) -> None:
-        if self._last_request_at is not None:
-            wait = self._last_request_at + self.min_interval_s - self.clock()
-            if wait > 0:
-                self.sleep(wait)
-        self._last_request_at = self.clock()
+    @property
+    def retries(self) -> int:
+        return self.retry_policy.retries
 
-    def work(self, arxiv_id: str) -> dict:
+    def deadline(self) -> Deadline:
+        return Deadline(self.deadline_minutes, self.clock, "deadline_minutes of the openalex resource")
+
+    def _attempt(self, path: str, params: dict[str, str], deadline: Deadline) -> httpx.Response:
+        """One lookup: a 200 with JSON, or a 404; RetryableFault for what may pass."""
+        with self.pacer.turn():
+            self.requests += 1
+            try:
+                response = self._http.get(self.api_url + path, params=params, timeout=deadline.timeout(self.timeout_s))
+            except httpx.TransportError as error:  # its text may hold the URL, and so the key
+                raise RetryableFault(type(error).__name__) from None
+        if response.status_code == 200:
+            try:
+                response.json()
+            except ValueError:
+                raise RetryableFault("a 200 whose body is not JSON", status=200) from None
+            return response
+        if response.status_code == 404:
+            return response
+        if response.status_code in _RETRIED:
+            raise RetryableFault(
+                f"HTTP {response.status_code}",
+                wait_s=retry_after_s(response.headers.get("retry-after")),
+                status=response.status_code,
+            )
+        raise OpenAlexError(f"OpenAlex {path}: HTTP {response.status_code}")
+
+    def work(self, arxiv_id: str, deadline: Deadline | None = None, log: Logger | None = None) -> dict:
         """The cached-answer row of one paper (RAW_OPENALEX_WORKS.schema as a dict)."""
         path = f"/works/doi:{ARXIV_DOI_PREFIX}{arxiv_id}"
         params = {"select": "id,authorships"}
         if self._api_key:
             params["api_key"] = self._api_key
-        problem = "no answer"
-        for attempt in range(self.max_retries + 1):
-            if attempt:
-                self.sleep(self.backoff_s * 2 ** (attempt - 1))
-            self._wait_turn()
-            self.requests += 1
-            try:
-                response = self._http.get(self.api_url + path, params=params)
-            except httpx.TransportError as error:
-                problem = f"{type(error).__name__}"
-                continue
-            if response.status_code == 200:
-                payload = response.json()
-                return {
-                    "arxiv_id": arxiv_id,
-                    "status": 200,
-                    "fetched_at": datetime.now(UTC),
-                    "authorships": json.dumps(payload.get("authorships") or []),
-                }
-            if response.status_code == 404:
-                return {"arxiv_id": arxiv_id, "status": 404, "fetched_at": datetime.now(UTC), "authorships": "[]"}
-            problem = f"HTTP {response.status_code}"
-            if response.status_code not in _RETRIED:
-                break
-            retry_after = response.headers.get("retry-after")
-            if retry_after and retry_after.isdigit():
-                self.sleep(float(retry_after))
-        raise OpenAlexError(f"OpenAlex {path}: {problem} after {self.requests} request(s)")
+        deadline = deadline or self.deadline()
+        try:
+            response = self.retry_policy.call(
+                lambda: self._attempt(path, params, deadline), deadline, what=f"OpenAlex {path}", log=log or _log
+            )
+        except GaveUp as gave_up:
+            raise OpenAlexError(f"OpenAlex {path}: {gave_up.summary}") from None
+        if response.status_code == 404:
+            return {"arxiv_id": arxiv_id, "status": 404, "fetched_at": datetime.now(UTC), "authorships": "[]"}
+        return {
+            "arxiv_id": arxiv_id,
+            "status": 200,
+            "fetched_at": datetime.now(UTC),
+            "authorships": json.dumps(response.json().get("authorships") or []),
+        }
 
     def works(self, arxiv_ids: Iterable[str], log: Logger | None = None) -> pl.DataFrame:
         rows = []
         wanted = list(dict.fromkeys(arxiv_ids))
+        deadline = self.deadline()
         for arxiv_id in wanted:
             if self.requests >= self.max_requests:
                 if log:
@@ -173,7 +189,7 @@ class OpenAlexClient(AffiliationLookup):
                     )
                 break
             try:
-                rows.append(self.work(arxiv_id))
+                rows.append(self.work(arxiv_id, deadline, log))
             except OpenAlexError as error:
                 # Keep what was fetched (the caller caches it); the rest waits for the next run.
                 if log:

@@ -13,13 +13,11 @@ from __future__ import annotations
 import abc
 import json
 import logging
-import random
 import time
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +26,7 @@ import polars as pl
 
 from orchestration.clients.arxiv import SNAPSHOT_HINT, USER_AGENT, Log, SourceUnavailableError
 from orchestration.clients.arxiv_feed import ArxivFeedError, parse_feed
+from orchestration.clients.http_retry import Deadline, GaveUp, Pacer, RetryableFault, RetryPolicy, retry_after_s
 from orchestration.clients.report_html import latexml_passages
 from orchestration.settings import CONFIG_DIR, ConfigError
 from orchestration.tables import RAW_REPORT_TEXTS
@@ -225,7 +224,7 @@ class ReportFetch:
 
     rows: pl.DataFrame  # RAW_REPORT_TEXTS rows of the reports fetched
     missing: tuple[str, ...]  # ids the API's answer lacks: arXiv has no such paper (or no readable entry)
-    failed: dict[str, str]  # id -> why it could not be fetched (retries spent, time bound reached)
+    failed: dict[str, str]  # id -> why it could not be fetched (retries spent, deadline reached)
     requests: int
 
 
@@ -238,9 +237,9 @@ class LiveReportTextSource(ReportTextSource):
     full text from arXiv's HTML rendering (`<html_url>/<id>`; many reports have none: 404).
 
     Polite like the arXiv client: one request at a time, `min_interval_s` apart; HTTP 429,
-    5xx, timeouts and dropped connections are retried `max_retries` times with doubling
-    backoff (Retry-After honoured); one fetch stops asking after `max_duration_s`. A report
-    that cannot be fetched is reported in `ReportFetch.failed` and the others are kept. A
+    403, 5xx, timeouts and dropped connections are retried by the shared policy (Retry-After
+    honoured); one fetch stops asking at its deadline (`deadline_minutes`). A report that
+    cannot be fetched is reported in `ReportFetch.failed` and the others are kept. A
     connection refused before arXiv answered once fails at once: arXiv is unreachable.
     Cached in the warehouse by `cached_report_texts`, so a report is fetched once.
     """
@@ -254,7 +253,7 @@ class LiveReportTextSource(ReportTextSource):
         max_retries: int = 4,
         backoff_s: float = 5.0,
         timeout_s: float = 60.0,
-        max_duration_s: float = 1800.0,
+        deadline_minutes: float = 30.0,
         user_agent: str = USER_AGENT,
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
@@ -262,17 +261,13 @@ class LiveReportTextSource(ReportTextSource):
     ):
         self.api_url = api_url
         self.html_url = html_url.rstrip("/")
-        self.min_interval_s = min_interval_s
-        self.max_retries = max_retries
-        self.backoff_s = backoff_s
         self.timeout_s = timeout_s
-        self.max_duration_s = max_duration_s
+        self.deadline_minutes = deadline_minutes
         self.user_agent = user_agent
         self._transport = transport
-        self._sleep = sleep
         self._clock = clock
-        self._last_request_at: float | None = None
-        self._deadline = 0.0
+        self.pacer = Pacer(min_interval_s, sleep=sleep, clock=clock)
+        self.retry_policy = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s, sleep=sleep)
         self._answered = False
         self.requests = 0
 
@@ -287,7 +282,7 @@ class LiveReportTextSource(ReportTextSource):
         """The texts of the reports, each report whole (abstract and HTML) or not at all."""
         wanted = list(dict.fromkeys(arxiv_ids))
         self.requests = 0
-        self._deadline = self._clock() + self.max_duration_s
+        deadline = Deadline(self.deadline_minutes, self._clock, "deadline_minutes of the arxiv resource")
         rows: list[dict] = []
         missing: list[str] = []
         failed: dict[str, str] = {}
@@ -296,21 +291,21 @@ class LiveReportTextSource(ReportTextSource):
         ) as http:
             for batch in (wanted[start : start + ID_LIST_BATCH] for start in range(0, len(wanted), ID_LIST_BATCH)):
                 try:
-                    abstracts = self._abstracts(http, batch, log)
+                    abstracts = self._abstracts(http, batch, deadline, log)
                 except _GaveUp as error:
                     failed |= {arxiv_id: f"arXiv API: {error}" for arxiv_id in batch}
                     continue
                 missing += [arxiv_id for arxiv_id in batch if arxiv_id not in abstracts]
                 for arxiv_id in (arxiv_id for arxiv_id in batch if arxiv_id in abstracts):
                     try:
-                        rows += self._report_rows(http, arxiv_id, abstracts[arxiv_id], log)
+                        rows += self._report_rows(http, arxiv_id, abstracts[arxiv_id], deadline, log)
                     except _GaveUp as error:
                         failed[arxiv_id] = f"HTML page: {error}"
         return ReportFetch(pl.DataFrame(rows, schema=RAW_REPORT_TEXTS.schema), tuple(missing), failed, self.requests)
 
-    def _abstracts(self, http: httpx.Client, batch: Sequence[str], log: Log) -> dict[str, str | None]:
+    def _abstracts(self, http: httpx.Client, batch: Sequence[str], deadline: Deadline, log: Log) -> dict[str, str | None]:
         """Abstract by arXiv id of the ids the API knows."""
-        response = self._get(http, self.api_url, log, {"id_list": ",".join(batch), "max_results": len(batch)})
+        response = self._get(http, self.api_url, deadline, log, {"id_list": ",".join(batch), "max_results": len(batch)})
         if response.status_code != 200:
             raise _GaveUp(f"HTTP {response.status_code}")
         try:
@@ -320,8 +315,10 @@ class LiveReportTextSource(ReportTextSource):
         entries = page.entries.unique("arxiv_id", keep="last", maintain_order=True)
         return dict(zip(entries["arxiv_id"], entries["abstract"], strict=True))
 
-    def _report_rows(self, http: httpx.Client, arxiv_id: str, abstract: str | None, log: Log) -> list[dict]:
-        response = self._get(http, f"{self.html_url}/{arxiv_id}", log)
+    def _report_rows(
+        self, http: httpx.Client, arxiv_id: str, abstract: str | None, deadline: Deadline, log: Log
+    ) -> list[dict]:
+        response = self._get(http, f"{self.html_url}/{arxiv_id}", deadline, log)
         if response.status_code not in (200, 404, 410):
             raise _GaveUp(f"HTTP {response.status_code}")
         passages = latexml_passages(response.text) if response.status_code == 200 else []
@@ -350,56 +347,37 @@ class LiveReportTextSource(ReportTextSource):
             for passage, (section, text, source) in enumerate(texts)
         ]
 
-    def _wait_turn(self) -> None:
-        now = self._clock()
-        if now >= self._deadline:
-            raise _GaveUp(f"not asked: this run's time bound of {self.max_duration_s:.0f} s was reached")
-        if self._last_request_at is not None and now - self._last_request_at < self.min_interval_s:
-            self._sleep(self.min_interval_s - (now - self._last_request_at))
-        self._last_request_at = self._clock()
-
-    def _backoff(self, attempt: int, retry_after: str | None) -> float:
-        if retry_after:
-            if retry_after.strip().isdigit():
-                return max(float(retry_after), self.backoff_s)
-            try:
-                moment = parsedate_to_datetime(retry_after)
-            except (TypeError, ValueError):
-                moment = None
-            if moment is not None and moment.tzinfo is not None:
-                return max((moment - datetime.now(UTC)).total_seconds(), self.backoff_s)
-        return self.backoff_s * 2**attempt * (1 + random.random() / 4)
-
-    def _get(self, http: httpx.Client, url: str, log: Log, params: dict | None = None) -> httpx.Response:
-        """The answer to one GET that is neither 429 nor 5xx, after bounded retries."""
-        for attempt in range(self.max_retries + 1):
-            self._wait_turn()
+    def _attempt(self, http: httpx.Client, url: str, params: dict | None, deadline: Deadline) -> httpx.Response:
+        """One GET: an answer that is neither 403, 429 nor 5xx, or RetryableFault."""
+        with self.pacer.turn():
             self.requests += 1
-            retry_after = None
             try:
-                response = http.get(url, params=params)
+                response = http.get(url, params=params, timeout=deadline.timeout(self.timeout_s))
             except httpx.ConnectError as error:
                 if not self._answered:
                     raise SourceUnavailableError(
                         f"cannot reach arXiv at {url} ({type(error).__name__}: {error}); {SNAPSHOT_HINT}"
                     ) from error
-                failure = type(error).__name__
+                raise RetryableFault(type(error).__name__) from None
             except httpx.TransportError as error:  # timeouts, resets, a server that hung up
-                failure = type(error).__name__
-            else:
-                self._answered = True
-                if response.status_code != 429 and response.status_code < 500:
-                    return response
-                failure = f"HTTP {response.status_code}"
-                retry_after = response.headers.get("Retry-After")
-            if attempt == self.max_retries:
-                break
-            delay = self._backoff(attempt, retry_after)
-            if self._clock() + delay >= self._deadline:
-                raise _GaveUp(f"{failure}; a retry in {delay:.0f} s would pass this run's time bound")
-            log.warning(f"reports: {failure} from {url}; retry {attempt + 1}/{self.max_retries} in {delay:.1f} s")
-            self._sleep(delay)
-        raise _GaveUp(f"{failure} after {self.max_retries + 1} attempts")
+                raise RetryableFault(type(error).__name__) from None
+        self._answered = True
+        if response.status_code in (403, 429) or response.status_code >= 500:
+            raise RetryableFault(
+                f"HTTP {response.status_code}",
+                wait_s=retry_after_s(response.headers.get("Retry-After")),
+                status=response.status_code,
+            )
+        return response
+
+    def _get(self, http: httpx.Client, url: str, deadline: Deadline, log: Log, params: dict | None = None) -> httpx.Response:
+        """The answer to one GET that is neither 403, 429 nor 5xx, after the shared retries."""
+        try:
+            return self.retry_policy.call(
+                lambda: self._attempt(http, url, params, deadline), deadline, what=f"reports: {url}", log=log
+            )
+        except GaveUp as gave_up:
+            raise _GaveUp(gave_up.summary) from None
 
 
 def report_text_rows(texts: pl.DataFrame, arxiv_ids: Sequence[str]) -> pl.DataFrame:
