@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -331,7 +332,9 @@ def failure_reason(result) -> str:
             error = event.step_failure_data.error
             while error.cls_name.startswith("Dagster") and error.cause is not None:
                 error = error.cause
-            return f"{event.step_key}: {' '.join(error.message.split()) or error.cls_name}"
+            # Dagster's message starts with the exception's qualified class; ours say enough.
+            message = re.sub(rf"^(?:[\w.]+\.)?{re.escape(error.cls_name or '')}: ", "", " ".join(error.message.split()))
+            return f"{event.step_key}: {message or error.cls_name}"
     return "the run failed before any step did"
 
 

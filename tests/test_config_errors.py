@@ -118,8 +118,9 @@ def test_an_unreadable_recorded_history_fails_its_run_naming_the_file(tmp_path, 
 
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("orchestration run: framework verl failed: framework_sources_refresh: ")
-    assert f"{history}: truncated or corrupt gzip file" in last and "restore it from the recorded snapshot" in last
+    # the step (the refresh's fetch), then our own message: the file and what to do
+    assert re.match(rf"orchestration run: framework verl failed: framework_sources_refresh[.\w]*: {re.escape(str(history))}: ", last), last
+    assert "truncated or corrupt gzip file" in last and "restore it from the recorded snapshot" in last
 
 
 def test_an_unknown_framework_names_the_configuration_file():
