@@ -279,22 +279,12 @@ def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
         "We propose a policy optimization algorithm with stepwise rewards for theorem proving in Lean 4.",
         "We propose a new RL algorithm with a clipped objective for text-to-SQL generation.",
         "We propose a policy optimization algorithm with dual rewards for video understanding.",
-    ],
-)
-def test_formal_proofs_sql_and_video_are_application_domains(abstract):
-    result = screening_verdicts(papers(("1", "Steps That Count", abstract)))
-    assert "-application" in result["screening_reasons"][0]
-
-
-@pytest.mark.parametrize(
-    "abstract",
-    [
         "We propose a policy optimization algorithm for function-calling agents in airline support.",
         "We propose a new RL algorithm for customer-service agents that use tool calling.",
     ],
 )
-def test_tool_calling_agents_are_an_application_domain(abstract):
-    result = screening_verdicts(papers(("1", "Helpful Desks", abstract)))
+def test_formal_proofs_sql_video_and_tool_calling_are_application_domains(abstract):
+    result = screening_verdicts(papers(("1", "Steps That Count", abstract)))
     assert "-application" in result["screening_reasons"][0]
 
 
