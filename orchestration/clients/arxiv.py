@@ -25,7 +25,7 @@ from orchestration.clients.arxiv_feed import (
     empty_quarantine,
     parse_feed,
 )
-from orchestration.clients.http_retry import Deadline, GaveUp, Pacer, RetryableFault, RetryPolicy, retry_after_s
+from orchestration.clients.http_retry import Deadline, GaveUp, Pacer, RetryableFault, RetryPolicy, raise_if_retryable_status
 from orchestration.settings import ARXIV_MAX_PAGE_SIZE, ArxivQuery
 
 USER_AGENT = "inclusion-tracker/0.1 (research metadata harvest; https://github.com/inclusion-tracker)"
@@ -214,12 +214,7 @@ class LiveArxivClient(ArxivClient):
             except httpx.TransportError as error:  # timeouts, resets, a server that hung up
                 raise RetryableFault(f"{error.__class__.__name__}: {error}") from None
         self._answered = True
-        if response.status_code in (403, 429) or response.status_code >= 500:
-            raise RetryableFault(
-                f"HTTP {response.status_code}: {response.text.strip()[:200]}",
-                wait_s=retry_after_s(response.headers.get("Retry-After")),
-                status=response.status_code,
-            )
+        raise_if_retryable_status(response.status_code, response.headers, response.text.strip()[:200])
         if response.status_code != 200:
             raise ArxivUnavailableError(
                 f"arXiv answered HTTP {response.status_code} to {response.url}: {response.text.strip()[:200]}"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -185,3 +185,13 @@ class RetryPolicy:
             retry_error_callback=give_up,
         )
         return retrying(request)
+
+
+def raise_if_retryable_status(status: int, headers: Mapping[str, str], detail: str = "") -> None:
+    """RetryableFault for an answer worth asking again: 403 and 429 (rate limits) and 5xx,
+    with the wait its Retry-After asks for; `detail` follows the status in the reason."""
+    if status in (403, 429) or status >= 500:
+        raise RetryableFault(
+            f"HTTP {status}{': ' + detail if detail else ''}", wait_s=retry_after_s(headers.get("Retry-After")), status=status
+        )
+

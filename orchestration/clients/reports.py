@@ -26,7 +26,7 @@ import polars as pl
 
 from orchestration.clients.arxiv import SNAPSHOT_HINT, USER_AGENT, Log, SourceUnavailableError
 from orchestration.clients.arxiv_feed import ArxivFeedError, parse_feed
-from orchestration.clients.http_retry import Deadline, GaveUp, Pacer, RetryableFault, RetryPolicy, retry_after_s
+from orchestration.clients.http_retry import Deadline, GaveUp, Pacer, RetryableFault, RetryPolicy, raise_if_retryable_status
 from orchestration.clients.report_html import latexml_passages
 from orchestration.settings import CONFIG_DIR, ConfigError
 from orchestration.tables import RAW_REPORT_TEXTS
@@ -362,12 +362,7 @@ class LiveReportTextSource(ReportTextSource):
             except httpx.TransportError as error:  # timeouts, resets, a server that hung up
                 raise RetryableFault(type(error).__name__) from None
         self._answered = True
-        if response.status_code in (403, 429) or response.status_code >= 500:
-            raise RetryableFault(
-                f"HTTP {response.status_code}",
-                wait_s=retry_after_s(response.headers.get("Retry-After")),
-                status=response.status_code,
-            )
+        raise_if_retryable_status(response.status_code, response.headers)
         return response
 
     def _get(self, http: httpx.Client, url: str, deadline: Deadline, log: Log, params: dict | None = None) -> httpx.Response:
