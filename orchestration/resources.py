@@ -17,7 +17,7 @@ from orchestration.clients.reports import (
     SnapshotReportTextSource,
 )
 from orchestration.clients.arxiv import ArxivClient, LiveArxivClient, SnapshotArxivClient
-from orchestration.clients.git import DEFAULT_REMOTE_URL_TEMPLATE, CommitSource, GitMirrorCommits, SnapshotCommits
+from orchestration.clients.git import DEFAULT_GIT_TIMEOUT_S, DEFAULT_REMOTE_URL_TEMPLATE, CommitSource, GitMirrorCommits, SnapshotCommits
 from orchestration.clients.github import GithubApiThreads, GithubClient, SnapshotThreads, ThreadSource
 from orchestration.clients.openalex import DEFAULT_API_URL as DEFAULT_OPENALEX_API_URL
 from orchestration.clients.openalex import AffiliationLookup, OpenAlexClient
@@ -97,6 +97,9 @@ class FrameworkSources(dg.ConfigurableResource):
         default=None,
         description="Read <dir>/github/*.jsonl.gz instead of git and GitHub (TRACKER_SNAPSHOT_DIR).",
     )
+    git_timeout_s: float = Field(
+        default=DEFAULT_GIT_TIMEOUT_S, description="Longest one git command (clone, fetch, log) may take."
+    )
     github_api_url: str = Field(default=DEFAULT_GITHUB_API_URL, description="GitHub REST API (GITHUB_API_URL).")
     github_token: str | None = Field(default=None, description="GitHub token (GITHUB_TOKEN); optional, never logged.")
     max_rate_limit_wait_s: float = Field(default=900, description="Longest wait for a primary rate-limit reset.")
@@ -107,7 +110,7 @@ class FrameworkSources(dg.ConfigurableResource):
     def commits(self) -> CommitSource:
         if self.snapshot_dir:
             return SnapshotCommits(self.snapshot_dir)
-        return GitMirrorCommits(self.mirror_dir, self.remote_url_template)
+        return GitMirrorCommits(self.mirror_dir, self.remote_url_template, timeout_s=self.git_timeout_s)
 
     def threads(self, etags: MutableMapping[str, str]) -> ThreadSource:
         """The thread source; `etags` (URL → validator, updated in place) is what the last

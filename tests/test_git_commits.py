@@ -4,6 +4,9 @@ merges, renames, binary files, capped text, damaged mirrors and missing git or r
 from __future__ import annotations
 
 import logging
+import os
+import shutil
+import socket
 import subprocess
 from datetime import UTC, datetime
 
@@ -349,3 +352,31 @@ def test_contribution_docs_clone_a_missing_mirror(remote, source):
 def test_git_never_prompts(source, monkeypatch):
     monkeypatch.delenv("GIT_TERMINAL_PROMPT")
     assert source._environment()["GIT_TERMINAL_PROMPT"] == "0"
+
+
+def test_a_remote_that_never_answers_fails_the_clone_at_the_time_limit(tmp_path):
+    with socket.socket() as silent:  # the kernel accepts the connection; nobody ever answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        source = GitMirrorCommits(tmp_path / "mirrors", f"git://127.0.0.1:{port}/{{repo}}.git", timeout_s=1)
+        with pytest.raises(GitUnavailableError) as raised:
+            source.refresh(ACME, None, LOG)
+    message = str(raised.value)
+    assert message.startswith("git clone did not finish within 1 s and was stopped;")
+    assert "git_timeout_s" in message and "--snapshot" in message and "\n" not in message
+    assert not (tmp_path / "mirrors" / "acme__rl.git").exists()
+
+
+def test_a_git_log_that_hangs_is_stopped_at_the_time_limit(remote, tmp_path, monkeypatch):
+    build_history(remote)
+    real_git = shutil.which("git")
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    # `git log --stdin` (the commit parser) hangs; every other git command runs as usual.
+    wrapper.write_text(f'#!/bin/sh\nfor arg; do [ "$arg" = --stdin ] && exec sleep 600; done\nexec {real_git} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    source = GitMirrorCommits(tmp_path / "mirrors", remote.url_template, timeout_s=2)
+    with pytest.raises(GitUnavailableError, match=r"^git log did not finish within 2 s in .*acme__rl\.git and was stopped;"):
+        source.refresh(ACME, None, LOG)

@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -77,6 +78,9 @@ _LOG_ARGS = (
 )
 #: A stalled transfer (under 1 KB/s for a minute) fails instead of hanging the run.
 _TRANSFER_CONFIG = ("-c", "http.lowSpeedLimit=1000", "-c", "http.lowSpeedTime=60")
+#: Longest any one git command may take (a clone or a full `git log` of a framework is
+#: far shorter); a stalled remote, ssh prompt or lock then fails the refresh.
+DEFAULT_GIT_TIMEOUT_S = 600.0
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 
 
@@ -351,12 +355,19 @@ class GitMirrorCommits(CommitSource):
     default branch (force-updated, pruned) and parse `watermark..head` only. A watermark
     that is no longer an ancestor of the head (a force-push) rescans the whole branch.
     Blobs missing from the mirror mark their commits `diff_incomplete` instead of
-    failing the refresh.
+    failing the refresh. Every git command is killed after `timeout_s` and fails the
+    refresh with a GitUnavailableError naming it.
     """
 
-    def __init__(self, mirror_dir: str | os.PathLike[str], remote_url_template: str = DEFAULT_REMOTE_URL_TEMPLATE) -> None:
+    def __init__(
+        self,
+        mirror_dir: str | os.PathLike[str],
+        remote_url_template: str = DEFAULT_REMOTE_URL_TEMPLATE,
+        timeout_s: float = DEFAULT_GIT_TIMEOUT_S,
+    ) -> None:
         self.mirror_dir = Path(mirror_dir)
         self.remote_url_template = remote_url_template
+        self.timeout_s = timeout_s
 
     def mirror_path(self, framework: Framework) -> Path:
         return self.mirror_dir / f"{framework.snapshot_stem}.git"
@@ -383,13 +394,23 @@ class GitMirrorCommits(CommitSource):
     ) -> subprocess.CompletedProcess[bytes]:
         command = [self._git_binary(), *(["--git-dir", str(mirror)] if mirror else []), *args]
         try:
-            result = subprocess.run(command, stdin=stdin, capture_output=True, env=self._environment())
+            result = subprocess.run(command, stdin=stdin, capture_output=True, env=self._environment(), timeout=self.timeout_s)
         except FileNotFoundError:
             raise GitUnavailableError("git not found on PATH; install git or set TRACKER_SNAPSHOT_DIR to read recorded histories") from None
+        except subprocess.TimeoutExpired:
+            raise self._timed_out(args, mirror) from None
         if check and result.returncode != 0:
             where = f" in {mirror}" if mirror else ""
             raise GitError(f"git {' '.join(args[:2])} failed{where}: {_last_error_line(_text(result.stderr))}")
         return result
+
+    def _timed_out(self, args: Sequence[str], mirror: Path | None) -> GitUnavailableError:
+        subcommand = next((arg for before, arg in zip(["", *args], args) if before != "-c" and arg != "-c"), "")
+        where = f" in {mirror}" if mirror else ""
+        return GitUnavailableError(
+            f"git {subcommand} did not finish within {self.timeout_s:g} s{where} and was stopped; "
+            f"check the network and the remote, or raise git_timeout_s of the framework_sources resource, {_SNAPSHOT_HINT}"
+        )
 
     # -- the mirror --------------------------------------------------------------------
 
@@ -457,11 +478,24 @@ class GitMirrorCommits(CommitSource):
             stdin.seek(0)
             command = [self._git_binary(), "--git-dir", str(mirror), *_LOG_ARGS]
             with subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, env=self._environment()) as process:
-                assert process.stdout is not None
-                for commit in read_log_stream(process.stdout):
-                    commits.append(commit)
-                    progress()
-                returncode = process.wait()
+                # The stream is read as it comes, so the time limit is a timer that kills git.
+                timed_out = threading.Event()
+                watchdog = threading.Timer(self.timeout_s, lambda: (timed_out.set(), process.kill()))
+                watchdog.start()
+                try:
+                    assert process.stdout is not None
+                    for commit in read_log_stream(process.stdout):
+                        commits.append(commit)
+                        progress()
+                    process.wait()
+                except Exception:
+                    if not timed_out.is_set():  # else a stream cut by the kill: reported below
+                        raise
+                finally:
+                    watchdog.cancel()
+                if timed_out.is_set():
+                    raise self._timed_out(_LOG_ARGS, mirror)
+                returncode = process.returncode
             stderr.seek(0)
             error = _last_error_line(_text(stderr.read())) if returncode != 0 else None
         if [commit.sha for commit in commits] != list(shas[: len(commits)]):
