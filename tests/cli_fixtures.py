@@ -82,8 +82,10 @@ def write_snapshot(folder: Path) -> Path:
         ]
         lines[-1] |= {"message": f"Add CPO11 (arXiv {PAPER})", "files": implementation}
         lines.reverse()  # newest first, as recorded
-        with gzip.open(folder / "github" / f"{framework.snapshot_stem}.jsonl.gz", "wt", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(line) + "\n" for line in lines)
+        # mtime=0: the same bytes every time, so two folders written alike have the same
+        # digests (the snapshot's watermark) and their runs write the same tables.
+        with gzip.GzipFile(folder / "github" / f"{framework.snapshot_stem}.jsonl.gz", "wb", mtime=0) as handle:
+            handle.write("".join(json.dumps(line) + "\n" for line in lines).encode("utf-8"))
     return folder
 
 
