@@ -24,6 +24,7 @@ or a stage was never hit.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import signal
@@ -409,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=21)
     parser.add_argument("--seed", type=int, default=20261204)
     parser.add_argument("--keep", metavar="DIR", help="work in DIR and keep it (homes, warehouses, stderr of every run)")
+    parser.add_argument("--json", metavar="OUT", help="also write the figures and every trial to this file")
     args = parser.parse_args(argv)
     snapshot = Path(args.snapshot).resolve()
     if not (snapshot / "arxiv").is_dir():
@@ -417,11 +419,19 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="crash_trials_") as scratch:
         work = Path(args.keep).resolve() if args.keep else Path(scratch)
         try:
-            _, results = crash_trials(snapshot, work, default_window(), args.trials, args.seed)
+            reference, results = crash_trials(snapshot, work, default_window(), args.trials, args.seed)
         except RuntimeError as error:
             print(error, file=sys.stderr)
             return 2
     figures = summary(results)
+    if args.json:
+        trials = [
+            {"stage": t.stage, "aimed_at": t.target.name, "mode": t.mode, "killed_in": t.killed_in, "after": t.after,
+             "note": t.kill_note, "opens": t.opens, "half_written": t.half_written, "rerun_code": t.rerun_code,
+             "rerun_s": round(t.rerun_s, 1), "differing": t.differing, "ok": t.ok}
+            for t in results
+        ]  # fmt: skip
+        Path(args.json).write_text(json.dumps({**figures, "clean_s": round(reference.seconds, 1), "runs": trials}, indent=2))
     print(
         f"\n{figures['survived']} of {figures['trials']} trials converged to the clean run's tables; "
         f"the warehouse opened after {figures['opened']} of {figures['trials']} kills; "
