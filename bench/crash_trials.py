@@ -93,7 +93,7 @@ class Trial:
 
     @property
     def hit_stages(self) -> set[str]:
-        return {stage_of(name.split("[")[0]) for name in self.killed_in}
+        return {stage_of_step(name) for name in self.killed_in}
 
     @property
     def ok(self) -> bool:
@@ -124,6 +124,11 @@ def stage_of(step_key: str) -> str:
         _GROUPS.update(step_groups())
     group = _GROUPS.get(step_key, ("other", False))[0]
     return STAGE_OF_GROUP.get(group, group)
+
+
+def stage_of_step(name: str) -> str:
+    """The stage of a step named as Step.name (`framework_sources_refresh[verl]`)."""
+    return stage_of(name.split("[")[0])
 
 
 def is_check(step_key: str) -> bool:
@@ -349,7 +354,7 @@ def run_trial(
 
 
 def describe(trial: Trial) -> str:
-    where = ", ".join(f"{name} ({stage_of(name.split('[')[0])})" for name in trial.killed_in) or (
+    where = ", ".join(f"{name} ({stage_of_step(name)})" for name in trial.killed_in) or (
         f"between steps, after {trial.after}" if trial.after else "before the first step"
     )
     verdict = (

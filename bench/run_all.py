@@ -34,11 +34,13 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
+sys.path.insert(0, str(ROOT))
+
+from bench.crash_trials import default_window  # noqa: E402
 GIB = 1024**3
 
 
@@ -106,12 +108,8 @@ def run_environment(work: Path, name: str, **extra: str) -> dict[str, str]:
     }
 
 
-def window() -> list[str]:
-    return ["--from", "2025-01-01", "--to", (datetime.now(UTC).date() - timedelta(days=1)).isoformat()]
-
-
 def end_to_end(snapshot: Path, work: Path) -> list[Row]:
-    command = [sys.executable, "-m", "orchestration", "run", "--snapshot", str(snapshot), *window()]
+    command = [sys.executable, "-m", "orchestration", "run", "--snapshot", str(snapshot), *default_window()]
     code, seconds, peak = run_sampled(command, run_environment(work, "e2e"), work / "e2e.log", 1800)
     largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # KiB on Linux
     if code != 0:
@@ -151,7 +149,7 @@ def stopping(snapshot: Path, work: Path) -> list[Row]:
     log = work / "sigterm.log"
     with log.open("w") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "orchestration", "run", "--snapshot", str(blocked), *window()],
+            [sys.executable, "-m", "orchestration", "run", "--snapshot", str(blocked), *default_window()],
             cwd=ROOT, env=run_environment(work, "sigterm"), stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     deadline = time.monotonic() + 300

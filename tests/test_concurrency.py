@@ -13,7 +13,6 @@ production one, unchanged.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -151,7 +150,7 @@ def run_texts(home: Path, runs: list[dg.DagsterRun]) -> dict[str, str]:
     return texts
 
 
-def max_overlap(runs: list[dg.DagsterRun], home: Path) -> int:
+def max_overlap(home: Path) -> int:
     """The most runs that were executing at one moment."""
     with dg.DagsterInstance.from_config(str(home)) as instance:
         spans = [(record.start_time, record.end_time) for record in instance.get_run_records() if record.start_time]
@@ -221,6 +220,6 @@ def test_a_backfill_and_the_seven_refreshes_through_the_queue_with_a_reader_poll
     final = slice_hashes(tmp_path / "tracker.duckdb")
     assert [foreign_slices(seen, final) for seen in reader.seen if foreign_slices(seen, final)] == []
     print(
-        f"\n{len(runs)} runs, at most {max_overlap(runs, home)} at once; the reader read {len(reader.seen)} times "
+        f"\n{len(runs)} runs, at most {max_overlap(home)} at once; the reader read {len(reader.seen)} times "
         f"and was turned away {reader.turned_away} times by a writer's lock"
     )
