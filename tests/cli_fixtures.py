@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
-import duckdb
 import polars as pl
 
 from orchestration.settings import frameworks
@@ -82,8 +81,10 @@ def write_snapshot(folder: Path) -> Path:
         ]
         lines[-1] |= {"message": f"Add CPO11 (arXiv {PAPER})", "files": implementation}
         lines.reverse()  # newest first, as recorded
-        with gzip.open(folder / "github" / f"{framework.snapshot_stem}.jsonl.gz", "wt", encoding="utf-8") as handle:
-            handle.writelines(json.dumps(line) + "\n" for line in lines)
+        # mtime=0: the same bytes every time, so two folders written alike have the same
+        # digests (the snapshot's watermark) and their runs write the same tables.
+        with gzip.GzipFile(folder / "github" / f"{framework.snapshot_stem}.jsonl.gz", "wb", mtime=0) as handle:
+            handle.write("".join(json.dumps(line) + "\n" for line in lines).encode("utf-8"))
     return folder
 
 
@@ -153,27 +154,3 @@ def writer_slot_holders(home: Path) -> list[str]:
 def run_statuses(home: Path) -> dict[str, dg.DagsterRunStatus]:
     with dg.DagsterInstance.from_config(str(home)) as instance:
         return {record.dagster_run.run_id: record.dagster_run.status for record in instance.get_run_records()}
-
-
-#: Columns that record when a run happened, not what it found.
-WALL_CLOCK_COLUMNS = {"raw.source_state": "updated_at"}
-
-
-def table_hashes(warehouse: Path) -> dict[str, str]:
-    """Content hash of every warehouse table (its wall-clock columns left out), independent of row order."""
-    with duckdb.connect(str(warehouse), read_only=True) as conn:
-        tables = [
-            name
-            for (name,) in conn.sql(
-                "SELECT table_schema || '.' || table_name FROM information_schema.tables ORDER BY 1"
-            ).fetchall()
-        ]
-        hashes = {}
-        for name in tables:
-            exclude = f" EXCLUDE ({WALL_CLOCK_COLUMNS[name]})" if name in WALL_CLOCK_COLUMNS else ""
-            row_hash = "md5(t::VARCHAR)"
-            hashes[name] = conn.sql(
-                f"SELECT md5(coalesce(string_agg({row_hash}, '' ORDER BY {row_hash}), '')) "
-                f"FROM (SELECT *{exclude} FROM {name}) t"
-            ).fetchone()[0]
-        return hashes

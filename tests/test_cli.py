@@ -4,7 +4,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from datetime import date
 
 import duckdb
@@ -12,7 +11,7 @@ import polars as pl
 import pytest
 
 from orchestration.cli import CliError, resolve_window, ui_environment
-from tests.helpers import REPO_ROOT, shared_snapshots
+from tests.helpers import REPO_ROOT, recorded_counts, shared_snapshots
 
 
 def run_cli(tmp_path, *args: str, **env: str) -> subprocess.CompletedProcess:
@@ -54,7 +53,6 @@ def test_without_network_it_fails_fast_naming_the_snapshot_option(tmp_path):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         closed_port = probe.getsockname()[1]
-    started = time.monotonic()
     result = run_cli(
         tmp_path, "--from", "2025-01-01", "--to", "2025-01-02", ARXIV_API_URL=f"http://127.0.0.1:{closed_port}/api/query"
     )
@@ -63,7 +61,7 @@ def test_without_network_it_fails_fast_naming_the_snapshot_option(tmp_path):
     assert last_line.startswith("orchestration run: ")
     assert "TRACKER_SNAPSHOT_DIR" in last_line and "--snapshot" in last_line
     assert "Traceback" not in result.stderr
-    assert time.monotonic() - started < 60
+    assert "retry" not in result.stderr  # fast: a refused first connection is not retried
 
 
 def test_a_missing_snapshot_folder_is_a_one_line_error(tmp_path):
@@ -100,12 +98,13 @@ def test_the_shared_snapshot_loads_whole_and_a_rerun_changes_nothing(tmp_path):
     assert first.returncode == 0, first.stderr[-3000:]
     entries = table(tmp_path, "raw.arxiv_entries", "arxiv_id, version")
     papers = table(tmp_path, "core.papers", "arxiv_id")
-    assert entries.height == 172
-    assert papers.height == 172
+    recorded = recorded_counts(snapshots)
+    assert entries.height == recorded.arxiv_entries
+    assert papers.height == recorded.arxiv_entries
     assert papers["cohort"].min() == "2025-Q1" and papers["cohort"].max() == "2026-Q2"
     commits = table(tmp_path, "raw.git_commits", "framework, sha")
     threads = table(tmp_path, "raw.github_threads", "framework, number")
-    assert (commits.height, threads.height) == (11_213, 286)
+    assert (commits.height, threads.height) == (sum(recorded.commits.values()), recorded.threads)
 
     second = run_cli(tmp_path, *args)
     assert second.returncode == 0, second.stderr[-3000:]

@@ -324,6 +324,7 @@ def write_framework_sources(
 
 @dg.graph_multi_asset(
     outs={FRAMEWORK_OUTPUTS[spec.key]: dg.AssetOut.from_spec(spec) for spec in FRAMEWORK_SPECS},
+    group_name="sources",
     partitions_def=framework_partitions,
     can_subset=True,
 )
