@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from fakes.arxiv_server import ArxivFixtures, running_fake_arxiv
+from fakes.postgres_cluster import PostgresServer, PostgresUnavailable, running_postgres
 
 # Property-based tests (hypothesis): few examples and fixed seeds by default, so that the
 # suite takes seconds and a failure reproduces; TRACKER_FUZZ_EXAMPLES=N runs N examples
@@ -47,3 +48,20 @@ def unused_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A real PostgreSQL server for the session (installed with apt when absent); the
+    tests that need it skip, with the reason, only where it cannot be had."""
+    try:
+        with running_postgres() as server:
+            yield server
+    except PostgresUnavailable as error:
+        pytest.skip(f"no PostgreSQL server: {error}")
+
+
+@pytest.fixture
+def postgres_database(postgres_server: PostgresServer, request: pytest.FixtureRequest) -> str:
+    """The URL of a new empty database on the session's server, one per test."""
+    return postgres_server.create_database(f"t{abs(hash(request.node.nodeid)) % 10**12}_{os.getpid()}")
