@@ -1,0 +1,117 @@
+"""Dagster's instance in PostgreSQL (team mode), on a real server started by the test set-up
+(`postgres_database` in tests/conftest.py; skipped with the reason only where none can be
+had): the CLI's one setting and its one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import sqlalchemy
+from sqlalchemy.engine import make_url
+
+from orchestration.cli import POSTGRES_URL_VAR
+from tests.cli_fixtures import postgres_instance_url, run_cli, write_snapshot
+
+pytestmark = pytest.mark.timeout(600)
+
+ONE_MONTH = ("--from", "2025-01-01", "--to", "2025-01-31")
+#: A password in the instance's URL: the test server trusts loopback connections and never
+#: asks for it, so it stands for a real one, which must stay in the environment.
+PG_PASSWORD = "pg-SENTINELpassword-31415"
+#: The runs of one `python -m orchestration run`: arXiv, one per framework, derived, metrics.
+CLI_JOBS = {"arxiv_harvest": 1, "framework_refresh": 7, "derived_tables": 1, "cohort_metrics": 1}
+
+
+def with_password(url: str, password: str = PG_PASSWORD) -> str:
+    return make_url(url).set(password=password).render_as_string(hide_password=False)
+
+
+def query(url: str, sql: str) -> list[tuple]:
+    engine = sqlalchemy.create_engine(postgres_instance_url(url))
+    try:
+        with engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(sqlalchemy.text(sql))]
+    finally:
+        engine.dispose()
+
+
+def runs_in_database(url: str) -> dict[str, tuple[str, str]]:
+    """run id -> (job, status), read from Dagster's `runs` table itself."""
+    return {run_id: (job, status) for run_id, job, status in query(url, "SELECT run_id, pipeline_name, status FROM runs")}
+
+
+def database_text(url: str) -> str:
+    """Every row of every table of the database, as text."""
+    tables = query(url, "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = 'public'")
+    return "\n".join(
+        query(url, f"SELECT coalesce(string_agg(t::text, E'\\n'), '') FROM {table} t")[0][0] for (table,) in tables
+    )
+
+
+def files_holding(folder: Path, secret: str) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.is_file() and secret.encode() in path.read_bytes()]
+
+
+def test_the_cli_keeps_its_runs_in_postgres_and_the_next_invocation_sees_them(tmp_path, postgres_database):
+    snapshot = write_snapshot(tmp_path / "snapshot")
+    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    url = with_password(postgres_instance_url(postgres_database))
+    args = ("run", "--snapshot", str(snapshot), *ONE_MONTH)
+
+    first = run_cli(home, warehouse, *args, env={POSTGRES_URL_VAR: url})
+    assert first.returncode == 0, first.stderr[-3000:]
+    first_runs = runs_in_database(postgres_database)
+    assert sorted(job for job, _ in first_runs.values()) == sorted(j for j, n in CLI_JOBS.items() for _ in range(n))
+    assert {status for _, status in first_runs.values()} == {"SUCCESS"}
+    assert not (home / "history").exists()  # no SQLite instance beside it
+
+    second = run_cli(home, warehouse, *args, env={POSTGRES_URL_VAR: url})
+    assert second.returncode == 0, second.stderr[-3000:]
+    all_runs = runs_in_database(postgres_database)
+    assert set(first_runs) < set(all_runs) and len(all_runs) == 2 * len(first_runs)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(POSTGRES_URL_VAR, url)
+        with dg.DagsterInstance.from_config(str(home)) as instance:  # as the webserver and daemon open it
+            assert {run.run_id for run in instance.get_runs()} == set(all_runs)
+            papers = instance.fetch_materializations(dg.AssetKey("papers"), limit=10).records
+            assert {record.run_id for record in papers} <= set(all_runs) and len(papers) == 2
+
+    # The password was used (the URL) but never written: not in DAGSTER_HOME (dagster.yaml
+    # refers to the variable), not in the output, not in the instance's own tables.
+    assert "env: TRACKER_DAGSTER_POSTGRES_URL" in (home / "dagster.yaml").read_text()
+    assert files_holding(home, PG_PASSWORD) == []
+    assert PG_PASSWORD not in first.stderr + first.stdout + second.stderr + second.stdout
+    assert PG_PASSWORD not in database_text(postgres_database)
+
+
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("postgresql://tracker@db.example/dagster", "(postgresql://tracker@db.example/dagster) is not of the form postgresql+psycopg2://"),
+        (f"postgresql+psycopg2://tracker:{PG_PASSWORD}@db.example:port/dagster", "is not a URL of the form postgresql+psycopg2://"),
+        (f"postgresql+psycopg2://tracker:{PG_PASSWORD}@db.example:5432", "(postgresql+psycopg2://tracker:***@db.example:5432) is not of the form"),
+        (f"postgresql+psycopg2://tracker:{PG_PASSWORD}@127.0.0.1:{{port}}/dagster", "cannot be reached (connection to server at"),
+    ],
+    ids=["bare-postgresql", "bad-port", "no-database", "unreachable"],
+)
+def test_a_malformed_or_unreachable_instance_url_stops_the_cli_in_one_line(tmp_path, unused_port, url, says):
+    url = url.format(port=unused_port)
+    result = run_cli(tmp_path / "home", tmp_path / "tracker.duckdb", "run", env={POSTGRES_URL_VAR: url}, timeout=60)
+    assert result.returncode == 1
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert says in result.stderr and POSTGRES_URL_VAR in result.stderr
+    assert PG_PASSWORD not in result.stderr
+
+
+def test_an_instance_config_on_postgres_without_the_url_says_how_to_go_back(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(f"storage:\n  postgres:\n    postgres_url:\n      env: {POSTGRES_URL_VAR}\n")
+    result = run_cli(home, tmp_path / "tracker.duckdb", "run", timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f"orchestration run: {home / 'dagster.yaml'} keeps Dagster's instance in PostgreSQL ({POSTGRES_URL_VAR}), "
+        "which is not set: set it, or delete the file's storage block to go back to SQLite under DAGSTER_HOME"
+    )
