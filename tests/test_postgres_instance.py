@@ -1,9 +1,10 @@
 """Dagster's instance in PostgreSQL (team mode), on a real server started by the test set-up
 (`postgres_database` in tests/conftest.py; skipped with the reason only where none can be
-had): the CLI's one setting and its one-line errors."""
+had): the CLI's one setting and its one-line errors, and the team set-up in deploy/."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import dagster as dg
@@ -13,6 +14,7 @@ from sqlalchemy.engine import make_url
 
 from orchestration.cli import POSTGRES_URL_VAR
 from tests.cli_fixtures import postgres_instance_url, run_cli, write_snapshot
+from tests.helpers import REPO_ROOT
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -115,3 +117,50 @@ def test_an_instance_config_on_postgres_without_the_url_says_how_to_go_back(tmp_
         f"orchestration run: {home / 'dagster.yaml'} keeps Dagster's instance in PostgreSQL ({POSTGRES_URL_VAR}), "
         "which is not set: set it, or delete the file's storage block to go back to SQLite under DAGSTER_HOME"
     )
+
+
+def team_environment(database_url: str) -> dict[str, str]:
+    """deploy/env.example's DAGSTER_PG_* variables, for a database of the test server."""
+    url = make_url(database_url)
+    return {
+        "DAGSTER_PG_HOST": url.host,
+        "DAGSTER_PG_PORT": str(url.port),
+        "DAGSTER_PG_DB": url.database,
+        "DAGSTER_PG_USERNAME": url.username,
+        "DAGSTER_PG_PASSWORD": PG_PASSWORD,
+    }
+
+
+def test_the_team_instance_config_loads_on_postgres_and_records_a_cli_run_there(tmp_path, postgres_database, monkeypatch):
+    from dagster_postgres import PostgresEventLogStorage, PostgresRunStorage, PostgresScheduleStorage
+
+    home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
+    home.mkdir()
+    shutil.copy(REPO_ROOT / "deploy" / "dagster.yaml", home / "dagster.yaml")
+    environment = team_environment(postgres_database)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with dg.DagsterInstance.from_config(str(home)) as instance:  # as dagster-webserver and dagster-daemon open it
+        assert isinstance(instance.run_storage, PostgresRunStorage)
+        assert isinstance(instance.event_log_storage, PostgresEventLogStorage)
+        assert isinstance(instance.schedule_storage, PostgresScheduleStorage)
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        concurrency = instance.get_concurrency_config()
+        assert concurrency.pool_config.default_pool_limit == 1
+        assert concurrency.run_queue_config.max_concurrent_runs == 8
+        assert instance.run_monitoring_enabled
+        assert instance.event_log_storage.supports_global_concurrency_limits
+
+    written = (home / "dagster.yaml").read_text()
+    snapshot = write_snapshot(tmp_path / "snapshot")
+    result = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *ONE_MONTH, env=environment)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (home / "dagster.yaml").read_text() == written  # the CLI found every setting it needs there
+
+    runs = runs_in_database(postgres_database)
+    assert sorted(job for job, _ in runs.values()) == sorted(j for j, n in CLI_JOBS.items() for _ in range(n))
+    assert {status for _, status in runs.values()} == {"SUCCESS"}
+    events = dict(query(postgres_database, "SELECT run_id, count(*) FROM event_logs GROUP BY run_id"))
+    assert set(events) == set(runs) and min(events.values()) > 10
+    assert not (home / "history").exists()
+    assert files_holding(home, PG_PASSWORD) == [] and PG_PASSWORD not in result.stderr
