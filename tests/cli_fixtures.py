@@ -16,6 +16,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 import pytest
+import sqlalchemy
 import yaml
 
 from orchestration.cli import POSTGRES_DRIVER, POSTGRES_URL_VAR
@@ -100,8 +101,9 @@ def cli_environment(home: Path, warehouse: Path, extra: Mapping[str, str] | None
         "TRACKER_DUCKDB_PATH": str(warehouse),
         "TRACKER_SITE_DIR": str(warehouse.parent / "site"),  # not the repository's data/site
     }
-    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN", "TRACKER_DAGSTER_POSTGRES_URL"):
+    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN"):
         environ.pop(name, None)
+    environ.pop(POSTGRES_URL_VAR, None)  # the instance's storage is the test's choice (`extra`)
     return {**environ, **(extra or {})}
 
 
@@ -174,6 +176,24 @@ def run_statuses(home: Path) -> dict[str, dg.DagsterRunStatus]:
 def postgres_instance_url(database_url: str) -> str:
     """The instance URL the CLI takes for a database of the test server (the driver named)."""
     return database_url.replace("postgresql://", f"{POSTGRES_DRIVER}://", 1)
+
+
+def postgres_query(database_url: str, sql: str) -> list[tuple]:
+    """The rows `sql` returns from a database of the test server."""
+    engine = sqlalchemy.create_engine(postgres_instance_url(database_url))
+    try:
+        with engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(sqlalchemy.text(sql))]
+    finally:
+        engine.dispose()
+
+
+def database_text(database_url: str) -> str:
+    """Every row of every table of a database of the test server (Dagster's instance), as text."""
+    tables = postgres_query(database_url, "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = 'public'")
+    return "\n".join(
+        postgres_query(database_url, f"SELECT coalesce(string_agg(t::text, E'\\n'), '') FROM {table} t")[0][0] for (table,) in tables
+    )
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

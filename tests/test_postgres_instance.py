@@ -9,11 +9,10 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-import sqlalchemy
 from sqlalchemy.engine import make_url
 
 from orchestration.cli import POSTGRES_URL_VAR
-from tests.cli_fixtures import postgres_instance_url, run_cli, write_snapshot
+from tests.cli_fixtures import database_text, postgres_instance_url, postgres_query, run_cli, write_snapshot
 from tests.helpers import REPO_ROOT
 
 pytestmark = pytest.mark.timeout(600)
@@ -30,26 +29,9 @@ def with_password(url: str, password: str = PG_PASSWORD) -> str:
     return make_url(url).set(password=password).render_as_string(hide_password=False)
 
 
-def query(url: str, sql: str) -> list[tuple]:
-    engine = sqlalchemy.create_engine(postgres_instance_url(url))
-    try:
-        with engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(sqlalchemy.text(sql))]
-    finally:
-        engine.dispose()
-
-
 def runs_in_database(url: str) -> dict[str, tuple[str, str]]:
     """run id -> (job, status), read from Dagster's `runs` table itself."""
-    return {run_id: (job, status) for run_id, job, status in query(url, "SELECT run_id, pipeline_name, status FROM runs")}
-
-
-def database_text(url: str) -> str:
-    """Every row of every table of the database, as text."""
-    tables = query(url, "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = 'public'")
-    return "\n".join(
-        query(url, f"SELECT coalesce(string_agg(t::text, E'\\n'), '') FROM {table} t")[0][0] for (table,) in tables
-    )
+    return {run_id: (job, status) for run_id, job, status in postgres_query(url, "SELECT run_id, pipeline_name, status FROM runs")}
 
 
 def files_holding(folder: Path, secret: str) -> list[Path]:
@@ -160,7 +142,7 @@ def test_the_team_instance_config_loads_on_postgres_and_records_a_cli_run_there(
     runs = runs_in_database(postgres_database)
     assert sorted(job for job, _ in runs.values()) == sorted(j for j, n in CLI_JOBS.items() for _ in range(n))
     assert {status for _, status in runs.values()} == {"SUCCESS"}
-    events = dict(query(postgres_database, "SELECT run_id, count(*) FROM event_logs GROUP BY run_id"))
+    events = dict(postgres_query(postgres_database, "SELECT run_id, count(*) FROM event_logs GROUP BY run_id"))
     assert set(events) == set(runs) and min(events.values()) > 10
     assert not (home / "history").exists()
     assert files_holding(home, PG_PASSWORD) == [] and PG_PASSWORD not in result.stderr
