@@ -63,7 +63,7 @@ INSTANCE_SETTINGS: dict = {
 INSTANCE_HEADER = "# Written by `python -m orchestration` (settings already here are kept).\n"
 
 #: The one setting that puts Dagster's instance (runs, event logs, schedules, pool slots)
-#: in PostgreSQL: a postgresql:// URL. Unset, the instance is SQLite under DAGSTER_HOME.
+#: in PostgreSQL: a postgresql+psycopg2:// URL. Unset, the instance is SQLite under DAGSTER_HOME.
 POSTGRES_URL_VAR = "TRACKER_DAGSTER_POSTGRES_URL"
 #: What the CLI adds to dagster.yaml when it is set: a reference to the variable, so the
 #: URL and any password in it stay in the environment, never in the file.
@@ -197,8 +197,9 @@ def check_postgres_url(environ: Mapping[str, str], config: Path) -> None:
         url = make_url(text)
     except (exc.ArgumentError, ValueError) as error:
         raise CliError(f"{POSTGRES_URL_VAR} is not a URL of the form {form}; fix it") from error
+    shown = url.render_as_string(hide_password=True)
     if url.drivername != POSTGRES_DRIVER or not url.database:
-        raise CliError(f"{POSTGRES_URL_VAR} ({url.render_as_string(hide_password=True)}) is not of the form {form}; fix it")
+        raise CliError(f"{POSTGRES_URL_VAR} ({shown}) is not of the form {form}; fix it")
     engine = create_engine(url, connect_args={"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S})
     try:
         with engine.connect():
@@ -206,7 +207,7 @@ def check_postgres_url(environ: Mapping[str, str], config: Path) -> None:
     except exc.DBAPIError as error:
         reason = " ".join(str(error.orig).split()) or type(error.orig).__name__
         raise CliError(
-            f"Dagster's instance database {url.render_as_string(hide_password=True)} cannot be reached ({reason}): "
+            f"Dagster's instance database {shown} cannot be reached ({reason}): "
             f"start the server, create the database or fix {POSTGRES_URL_VAR}"
         ) from None
     finally:
@@ -284,29 +285,36 @@ def worker_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:
     return None
 
 
-def dead_run_process(instance: dg.DagsterInstance, run: dg.DagsterRun, host: str) -> str | None:
+def ui_runs_on_this_host(instance: dg.DagsterInstance) -> bool:
+    """Whether the runs launched from the UI ran on this host: certainly where the instance is
+    the local SQLite under DAGSTER_HOME (the default); on a server's storage, any host may have."""
+    return "sqlite" in type(instance.run_storage).__module__
+
+
+def dead_run_process(instance: dg.DagsterInstance, run: dg.DagsterRun, host: str, ui_runs_here: bool) -> str | None:
     """`pid N on host` of the process that ran `run` if that process is gone, else None.
-    A run launched from the UI has no host tag; its pid is this host's where Dagster's
-    storage is the local SQLite under DAGSTER_HOME (the default)."""
+    A run launched from the UI has no host tag; its pid is checked where `ui_runs_here`."""
     if PID_TAG in run.tags:
         if run.tags.get(HOST_TAG) != host or not run.tags[PID_TAG].isdigit():
             return None
         pid, recorded_start = int(run.tags[PID_TAG]), run.tags.get(PROCESS_START_TAG)
-    elif "sqlite" in type(instance.run_storage).__module__:
+    elif ui_runs_here:
         pid, recorded_start = worker_pid(instance, run.run_id), None
     else:
         return None
     return f"pid {pid} on {host}" if pid is not None and process_gone(pid, recorded_start) else None
 
 
-def release_dead_runs(instance: dg.DagsterInstance) -> list[str]:
+def release_dead_runs(instance: dg.DagsterInstance, ui_runs_here: bool | None = None) -> list[str]:
     """Report failed the unfinished runs whose process on this host is gone, and free the
-    pool slots that finished runs still hold. Returns the ids of the runs reported failed."""
+    pool slots that finished runs still hold. Returns the ids of the runs reported failed.
+    `ui_runs_here`: whether the UI's runs ran on this host (default: ui_runs_on_this_host)."""
     host = socket.gethostname()
+    ui_runs_here = ui_runs_on_this_host(instance) if ui_runs_here is None else ui_runs_here
     released = []
     for record in instance.get_run_records(dg.RunsFilter(statuses=UNFINISHED)):
         run = record.dagster_run
-        process = dead_run_process(instance, run, host)
+        process = dead_run_process(instance, run, host, ui_runs_here)
         if process:
             instance.report_run_failed(run, f"The process that ran it ({process}) is gone: killed or crashed.")
             released.append(run.run_id)

@@ -212,3 +212,47 @@ def test_under_the_ui_the_daemon_sensor_fails_a_killed_run_and_frees_its_slot(tm
     assert f"marked failed: {holders[0]}" in skipped.skip_message
     assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.FAILURE
     assert writer_slot_holders(home) == []
+
+
+#: A run as the UI's launcher starts one: no CLI tags, its process named by an engine event
+#: ("Executing steps in process (pid: N)"); its only step waits to be killed.
+UI_LIKE_RUN = """
+import time
+import dagster as dg
+
+@dg.op
+def wait_to_be_killed():
+    time.sleep(600)
+
+@dg.job
+def ui_like():
+    wait_to_be_killed()
+
+with dg.DagsterInstance.get() as instance:
+    ui_like.execute_in_process(instance=instance)
+"""
+
+
+def test_the_daemon_sensor_fails_a_ui_run_whose_process_died_and_the_cli_leaves_it_on_a_server(tmp_path, instance_storage):
+    from orchestration.cli import prepare_instance_home, release_dead_runs, worker_pid
+    from orchestration.schedules import dead_runs_sensor
+
+    home = prepare_instance_home(tmp_path / "home")
+    worker = subprocess.Popen(
+        [sys.executable, "-c", UI_LIKE_RUN], env={**os.environ, "DAGSTER_HOME": str(home)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )  # fmt: skip
+    try:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            run_id = wait_until(lambda: [r.run_id for r in instance.get_runs() if worker_pid(instance, r.run_id)], 120, "the run's process")[0]
+            assert worker_pid(instance, run_id) == worker.pid
+    finally:
+        worker.kill()
+        worker.wait()
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        # The CLI may run on another host than the UI's runs on a server's storage: it leaves them.
+        assert release_dead_runs(instance) == ([] if instance_storage else [run_id])
+        if instance_storage:
+            assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"  # the daemon launches the UI's runs
+            skipped = dead_runs_sensor(dg.build_sensor_context(instance=instance))
+            assert skipped.skip_message == f"marked failed: {run_id}"
+        assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.FAILURE
