@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -75,29 +76,32 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     window = ["--from", args.first_day, "--to", args.last_day]
     root = Path(tempfile.mkdtemp(prefix="instance-storage-"))
-    snapshot = args.snapshot.resolve() if args.snapshot else write_snapshot(root / "snapshot")
-    seconds: dict[str, list[float]] = {storage: [] for storage in STORAGES}
-    hashes, counts = set(), {}
-    with running_postgres() as server:
-        for number in range(1, args.rounds + 1):
-            for storage in STORAGES:
-                work = root / f"{storage}-{number}"
-                extra = {}
-                if storage == "postgres":
-                    extra = {POSTGRES_URL_VAR: postgres_instance_url(server.create_database(f"dagster_{number}"))}
-                elapsed, warehouse = timed_run(work, snapshot, window, extra)
-                seconds[storage].append(elapsed)
-                hashes.add(json.dumps(table_hashes(warehouse), sort_keys=True))
-                counts[storage] = instance_counts(work / "home", extra)
-                print(f"  round {number} {storage:8} {elapsed:7.1f} s", flush=True)
-    median = {storage: statistics.median(values) for storage, values in seconds.items()}
-    print(f"snapshot: {'invented (tests/cli_fixtures.py)' if not args.snapshot else snapshot}, window {args.first_day} .. {args.last_day}")
-    for storage in STORAGES:
-        runs, events = counts[storage]
-        print(f"{storage:8} median {median[storage]:7.1f} s over {args.rounds} run(s); one instance: {runs} runs, {events} events")
-    print(f"ratio postgres / sqlite: {median['postgres'] / median['sqlite']:.2f}")
-    print(f"warehouse tables alike on both storages: {'yes' if len(hashes) == 1 else 'NO'}")
-    return 0 if len(hashes) == 1 else 1
+    try:
+        snapshot = args.snapshot.resolve() if args.snapshot else write_snapshot(root / "snapshot")
+        seconds: dict[str, list[float]] = {storage: [] for storage in STORAGES}
+        hashes, counts = set(), {}
+        with running_postgres() as server:
+            for number in range(1, args.rounds + 1):
+                for storage in STORAGES:
+                    work = root / f"{storage}-{number}"
+                    extra = {}
+                    if storage == "postgres":
+                        extra = {POSTGRES_URL_VAR: postgres_instance_url(server.create_database(f"dagster_{number}"))}
+                    elapsed, warehouse = timed_run(work, snapshot, window, extra)
+                    seconds[storage].append(elapsed)
+                    hashes.add(json.dumps(table_hashes(warehouse), sort_keys=True))
+                    counts[storage] = instance_counts(work / "home", extra)
+                    print(f"  round {number} {storage:8} {elapsed:7.1f} s", flush=True)
+        median = {storage: statistics.median(values) for storage, values in seconds.items()}
+        print(f"snapshot: {'invented (tests/cli_fixtures.py)' if not args.snapshot else snapshot}, window {args.first_day} .. {args.last_day}")
+        for storage in STORAGES:
+            runs, events = counts[storage]
+            print(f"{storage:8} median {median[storage]:7.1f} s over {args.rounds} run(s); one instance: {runs} runs, {events} events")
+        print(f"ratio postgres / sqlite: {median['postgres'] / median['sqlite']:.2f}")
+        print(f"warehouse tables alike on both storages: {'yes' if len(hashes) == 1 else 'NO'}")
+        return 0 if len(hashes) == 1 else 1
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # the warehouses and instances of every run
 
 
 if __name__ == "__main__":
