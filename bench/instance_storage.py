@@ -1,10 +1,9 @@
 """The CLI on each of Dagster's instance storages: SQLite under DAGSTER_HOME against PostgreSQL.
 
-    .venv/bin/python bench/instance_storage.py [--rounds 2] [--snapshot DIR] [--from YYYY-MM-DD --to YYYY-MM-DD]
+    .venv/bin/python bench/instance_storage.py [--rounds 1] [--snapshot DIR] [--from YYYY-MM-DD --to YYYY-MM-DD]
 
-Runs `python -m orchestration run` on one snapshot (default: the small invented one of
-tests/cli_fixtures.py; `--snapshot ../shared/snapshots` for the recorded data), each time
-into a fresh warehouse and DAGSTER_HOME, alternately with the instance in SQLite (the
+Runs `python -m orchestration run` on one snapshot (default ../shared/snapshots, the
+recorded data, over its window), each time into a fresh warehouse and DAGSTER_HOME, alternately with the instance in SQLite (the
 default) and in a fresh database of a throwaway PostgreSQL server (fakes/postgres_cluster.py,
 TRACKER_DAGSTER_POSTGRES_URL), and prints each wall time, the median per storage and
 their ratio (PostgreSQL / SQLite, measured in the same run), the runs and events each
@@ -30,12 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import dagster as dg  # noqa: E402
 
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from bench.crash_trials import cli_environment  # noqa: E402
 from bench.table_hashes import table_hashes  # noqa: E402
 from fakes.postgres_cluster import running_postgres  # noqa: E402
-from orchestration.cli import POSTGRES_URL_VAR  # noqa: E402
-from tests.cli_fixtures import cli_environment, postgres_instance_url, write_snapshot  # noqa: E402
-from tests.helpers import REPO_ROOT  # noqa: E402
+from orchestration.cli import POSTGRES_DRIVER, POSTGRES_URL_VAR  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 STORAGES = ("sqlite", "postgres")
 
 
@@ -56,10 +57,11 @@ def instance_counts(home: Path, extra: dict[str, str]) -> tuple[int, int]:
 
 def timed_run(work: Path, snapshot: Path, window: list[str], extra: dict[str, str]) -> tuple[float, Path]:
     home, warehouse = work / "home", work / "tracker.duckdb"
+    environ = {name: value for name, value in cli_environment(home, warehouse).items() if name != POSTGRES_URL_VAR}
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "orchestration", "run", "--snapshot", str(snapshot), *window],
-        cwd=REPO_ROOT, env=cli_environment(home, warehouse, extra), capture_output=True, text=True,
+        cwd=ROOT, env={**environ, **extra}, capture_output=True, text=True,
     )  # fmt: skip
     seconds = time.perf_counter() - started
     if result.returncode != 0:
@@ -69,15 +71,18 @@ def timed_run(work: Path, snapshot: Path, window: list[str], extra: dict[str, st
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=2, help="runs per storage, alternating (default 2)")
-    parser.add_argument("--snapshot", type=Path, help="a snapshot folder (default: the invented one)")
+    parser.add_argument("--rounds", type=int, default=1, help="runs per storage, alternating (default 1)")
+    parser.add_argument("--snapshot", type=Path, default=ROOT.parent / "shared" / "snapshots")
     parser.add_argument("--from", dest="first_day", default="2025-01-01")
-    parser.add_argument("--to", dest="last_day", default="2025-02-28")
+    parser.add_argument("--to", dest="last_day", default="2026-06-30", help="default: the end of the recorded data")
     args = parser.parse_args(argv)
     window = ["--from", args.first_day, "--to", args.last_day]
+    snapshot = args.snapshot.resolve()
+    if not (snapshot / "arxiv").is_dir():
+        print(f"instance_storage: {snapshot} is not a snapshot folder (no arxiv/): pass --snapshot DIR", file=sys.stderr)
+        return 2
     root = Path(tempfile.mkdtemp(prefix="instance-storage-"))
     try:
-        snapshot = args.snapshot.resolve() if args.snapshot else write_snapshot(root / "snapshot")
         seconds: dict[str, list[float]] = {storage: [] for storage in STORAGES}
         hashes, counts = set(), {}
         with running_postgres() as server:
@@ -86,14 +91,15 @@ def main(argv: list[str] | None = None) -> int:
                     work = root / f"{storage}-{number}"
                     extra = {}
                     if storage == "postgres":
-                        extra = {POSTGRES_URL_VAR: postgres_instance_url(server.create_database(f"dagster_{number}"))}
+                        database = make_url(server.create_database(f"dagster_{number}"))
+                        extra = {POSTGRES_URL_VAR: database.set(drivername=POSTGRES_DRIVER).render_as_string()}
                     elapsed, warehouse = timed_run(work, snapshot, window, extra)
                     seconds[storage].append(elapsed)
                     hashes.add(json.dumps(table_hashes(warehouse), sort_keys=True))
                     counts[storage] = instance_counts(work / "home", extra)
                     print(f"  round {number} {storage:8} {elapsed:7.1f} s", flush=True)
         median = {storage: statistics.median(values) for storage, values in seconds.items()}
-        print(f"snapshot: {'invented (tests/cli_fixtures.py)' if not args.snapshot else snapshot}, window {args.first_day} .. {args.last_day}")
+        print(f"snapshot: {snapshot}, window {args.first_day} .. {args.last_day}")
         for storage in STORAGES:
             runs, events = counts[storage]
             print(f"{storage:8} median {median[storage]:7.1f} s over {args.rounds} run(s); one instance: {runs} runs, {events} events")
