@@ -173,9 +173,12 @@ def run_statuses(home: Path) -> dict[str, dg.DagsterRunStatus]:
         return {record.dagster_run.run_id: record.dagster_run.status for record in instance.get_run_records()}
 
 
-def postgres_instance_url(database_url: str) -> str:
-    """The instance URL the CLI takes for a database of the test server (the driver named)."""
-    return database_url.replace("postgresql://", f"{POSTGRES_DRIVER}://", 1)
+def postgres_instance_url(database_url: str, password: str | None = None) -> str:
+    """The instance URL the CLI takes for a database of the test server (the driver named),
+    with `password` where given (the server trusts loopback connections and never asks for
+    it: a sentinel stands for a real password)."""
+    url = sqlalchemy.engine.make_url(database_url).set(drivername=POSTGRES_DRIVER)
+    return url.set(password=password).render_as_string(hide_password=False) if password else url.render_as_string()
 
 
 def postgres_query(database_url: str, sql: str) -> list[tuple]:

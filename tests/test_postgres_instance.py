@@ -12,21 +12,17 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from orchestration.cli import POSTGRES_URL_VAR
+from orchestration.settings import frameworks
 from tests.cli_fixtures import database_text, postgres_instance_url, postgres_query, run_cli, write_snapshot
 from tests.helpers import REPO_ROOT
 
 pytestmark = pytest.mark.timeout(600)
 
 ONE_MONTH = ("--from", "2025-01-01", "--to", "2025-01-31")
-#: A password in the instance's URL: the test server trusts loopback connections and never
-#: asks for it, so it stands for a real one, which must stay in the environment.
+#: A password in the instance's URL, which must stay in the environment (the test server never asks for it).
 PG_PASSWORD = "pg-SENTINELpassword-31415"
-#: The runs of one `python -m orchestration run`: arXiv, one per framework, derived, metrics.
-CLI_JOBS = {"arxiv_harvest": 1, "framework_refresh": 7, "derived_tables": 1, "cohort_metrics": 1}
-
-
-def with_password(url: str, password: str = PG_PASSWORD) -> str:
-    return make_url(url).set(password=password).render_as_string(hide_password=False)
+#: The jobs of the runs of one `python -m orchestration run`: arXiv, each framework, derived, metrics.
+CLI_JOBS = sorted(["arxiv_harvest", *["framework_refresh"] * len(frameworks()), "derived_tables", "cohort_metrics"])
 
 
 def runs_in_database(url: str) -> dict[str, tuple[str, str]]:
@@ -41,13 +37,13 @@ def files_holding(folder: Path, secret: str) -> list[Path]:
 def test_the_cli_keeps_its_runs_in_postgres_and_the_next_invocation_sees_them(tmp_path, postgres_database):
     snapshot = write_snapshot(tmp_path / "snapshot")
     home, warehouse = tmp_path / "home", tmp_path / "tracker.duckdb"
-    url = with_password(postgres_instance_url(postgres_database))
+    url = postgres_instance_url(postgres_database, PG_PASSWORD)
     args = ("run", "--snapshot", str(snapshot), *ONE_MONTH)
 
     first = run_cli(home, warehouse, *args, env={POSTGRES_URL_VAR: url})
     assert first.returncode == 0, first.stderr[-3000:]
     first_runs = runs_in_database(postgres_database)
-    assert sorted(job for job, _ in first_runs.values()) == sorted(j for j, n in CLI_JOBS.items() for _ in range(n))
+    assert sorted(job for job, _ in first_runs.values()) == CLI_JOBS
     assert {status for _, status in first_runs.values()} == {"SUCCESS"}
     assert not (home / "history").exists()  # no SQLite instance beside it
 
@@ -140,7 +136,7 @@ def test_the_team_instance_config_loads_on_postgres_and_records_a_cli_run_there(
     assert (home / "dagster.yaml").read_text() == written  # the CLI found every setting it needs there
 
     runs = runs_in_database(postgres_database)
-    assert sorted(job for job, _ in runs.values()) == sorted(j for j, n in CLI_JOBS.items() for _ in range(n))
+    assert sorted(job for job, _ in runs.values()) == CLI_JOBS
     assert {status for _, status in runs.values()} == {"SUCCESS"}
     events = dict(postgres_query(postgres_database, "SELECT run_id, count(*) FROM event_logs GROUP BY run_id"))
     assert set(events) == set(runs) and min(events.values()) > 10

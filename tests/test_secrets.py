@@ -18,7 +18,6 @@ from pathlib import Path
 import dagster as dg
 import duckdb
 import pytest
-from sqlalchemy.engine import make_url
 
 from fakes.arxiv_server import arxiv_entry
 from fakes.git_http_server import GitHttpFixtures, running_git_http_server
@@ -33,7 +32,7 @@ from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_jo
 from orchestration.resources import ArxivSource, Curation, FrameworkSources, OpenAlexSource, TrackerSite
 from orchestration.settings import framework
 from orchestration.warehouse import Warehouse
-from tests.cli_fixtures import database_text, instance_storage  # noqa: F401  (instance_storage: the fixture)
+from tests.cli_fixtures import database_text, instance_storage, postgres_instance_url  # noqa: F401  (instance_storage: the fixture)
 from tests.github_fixtures import FakeGithub, fake_github  # noqa: F401  (the fixture)
 
 GITHUB_TOKEN = "ghp_SENTINELtoken0123456789abcdef"
@@ -123,8 +122,7 @@ def test_a_refresh_with_sentinel_secrets_leaves_no_trace_of_them(
     for name, value in ISOLATED_GIT_ENV.items():
         monkeypatch.setenv(name, value)
     if instance_storage:  # Dagster's instance in PostgreSQL, its URL with a password
-        instance_url = make_url(instance_storage[POSTGRES_URL_VAR]).set(password=PG_PASSWORD)
-        monkeypatch.setenv(POSTGRES_URL_VAR, instance_url.render_as_string(hide_password=False))
+        monkeypatch.setenv(POSTGRES_URL_VAR, postgres_instance_url(instance_storage[POSTGRES_URL_VAR], PG_PASSWORD))
     monkeypatch.setenv("GITHUB_TOKEN", GITHUB_TOKEN)
     monkeypatch.setenv("OPENALEX_API_KEY", OPENALEX_KEY)
     # arXiv: two papers of January 2025, without affiliations (so OpenAlex is asked).
