@@ -6,7 +6,8 @@
 `run` materializes, in dependency order, the partitioned sources (arXiv for the window,
 as one single-run backfill; then each framework's commits, threads and contribution
 rules, incrementally) and then every derived table, on the Dagster
-instance in DAGSTER_HOME (default data/dagster_home, SQLite), so the runs show in the UI.
+instance in DAGSTER_HOME (default data/dagster_home, SQLite; PostgreSQL where
+TRACKER_DAGSTER_POSTGRES_URL is set), so the runs show in the UI.
 It exits non-zero with a one-line reason when a step fails; the full log of each run,
 stack traces included, is in DAGSTER_HOME/run_logs/<run id>.log.
 
@@ -60,6 +61,17 @@ INSTANCE_SETTINGS: dict = {
     "telemetry": {"enabled": False},
 }
 INSTANCE_HEADER = "# Written by `python -m orchestration` (settings already here are kept).\n"
+
+#: The one setting that puts Dagster's instance (runs, event logs, schedules, pool slots)
+#: in PostgreSQL: a postgresql+psycopg2:// URL. Unset, the instance is SQLite under DAGSTER_HOME.
+POSTGRES_URL_VAR = "TRACKER_DAGSTER_POSTGRES_URL"
+#: What the CLI adds to dagster.yaml when it is set: a reference to the variable, so the
+#: URL and any password in it stay in the environment, never in the file.
+POSTGRES_STORAGE = {"postgres": {"postgres_url": {"env": POSTGRES_URL_VAR}}}
+#: The driver named in that URL: dagster-postgres ships psycopg2, and SQLAlchemy 2.1 reads
+#: a bare postgresql:// as psycopg 3 (dagster-io/dagster#33958).
+POSTGRES_DRIVER = "postgresql+psycopg2"
+POSTGRES_CONNECT_TIMEOUT_S = 10
 
 # Public run tags that make one run cover a partition range (a single-run backfill).
 RANGE_START_TAG = "dagster/asset_partition_range_start"
@@ -163,9 +175,50 @@ def merged_settings(current: Mapping, defaults: Mapping) -> dict:
     return merged
 
 
-def prepare_instance_home(home: Path) -> Path:
+def instance_settings(environ: Mapping[str, str]) -> dict:
+    """INSTANCE_SETTINGS, with the PostgreSQL storage where POSTGRES_URL_VAR is set."""
+    return {**INSTANCE_SETTINGS, **({"storage": POSTGRES_STORAGE} if environ.get(POSTGRES_URL_VAR) else {})}
+
+
+def check_postgres_url(environ: Mapping[str, str], config: Path) -> None:
+    """The instance's PostgreSQL URL is well formed and its server answers; else one line
+    naming the fix (never the password)."""
+    from sqlalchemy import create_engine, exc
+    from sqlalchemy.engine import make_url
+
+    text = environ.get(POSTGRES_URL_VAR)
+    if not text:
+        raise CliError(
+            f"{config} keeps Dagster's instance in PostgreSQL ({POSTGRES_URL_VAR}), which is not set: "
+            "set it, or delete the file's storage block to go back to SQLite under DAGSTER_HOME"
+        )
+    form = f"{POSTGRES_DRIVER}://user[:password]@host[:port]/database"
+    try:
+        url = make_url(text)
+    except (exc.ArgumentError, ValueError) as error:
+        raise CliError(f"{POSTGRES_URL_VAR} is not a URL of the form {form}; fix it") from error
+    shown = url.render_as_string(hide_password=True)
+    if url.drivername != POSTGRES_DRIVER or not url.database:
+        raise CliError(f"{POSTGRES_URL_VAR} ({shown}) is not of the form {form}; fix it")
+    engine = create_engine(url, connect_args={"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S})
+    try:
+        with engine.connect():
+            pass
+    except exc.DBAPIError as error:
+        reason = " ".join(str(error.orig).split()) or type(error.orig).__name__
+        raise CliError(
+            f"Dagster's instance database {shown} cannot be reached ({reason}): "
+            f"start the server, create the database or fix {POSTGRES_URL_VAR}"
+        ) from None
+    finally:
+        engine.dispose()
+
+
+def prepare_instance_home(home: Path, environ: Mapping[str, str] = os.environ) -> Path:
     """`home` with a dagster.yaml holding INSTANCE_SETTINGS, added to an existing file
-    (older versions wrote only the pool limit) without changing what it already says."""
+    (older versions wrote only the pool limit) without changing what it already says;
+    where that file keeps the instance in PostgreSQL through POSTGRES_URL_VAR, its server
+    is checked first."""
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     text = config.read_text() if config.exists() else ""
@@ -175,7 +228,9 @@ def prepare_instance_home(home: Path) -> Path:
         raise CliError(f"{config}: not valid YAML ({error}); fix or delete it") from error
     if not isinstance(current, dict):
         raise CliError(f"{config}: expected a mapping of settings; fix or delete it")
-    merged = merged_settings(current, INSTANCE_SETTINGS)
+    merged = merged_settings(current, instance_settings(environ))
+    if merged.get("storage") == POSTGRES_STORAGE:
+        check_postgres_url(environ, config)
     if merged != current:
         config.write_text(INSTANCE_HEADER + yaml.safe_dump(merged, sort_keys=False))
     return home
@@ -230,29 +285,36 @@ def worker_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:
     return None
 
 
-def dead_run_process(instance: dg.DagsterInstance, run: dg.DagsterRun, host: str) -> str | None:
+def ui_runs_on_this_host(instance: dg.DagsterInstance) -> bool:
+    """Whether the runs launched from the UI ran on this host: certainly where the instance is
+    the local SQLite under DAGSTER_HOME (the default); on a server's storage, any host may have."""
+    return "sqlite" in type(instance.run_storage).__module__
+
+
+def dead_run_process(instance: dg.DagsterInstance, run: dg.DagsterRun, host: str, ui_runs_here: bool) -> str | None:
     """`pid N on host` of the process that ran `run` if that process is gone, else None.
-    A run launched from the UI has no host tag; its pid is this host's where Dagster's
-    storage is the local SQLite under DAGSTER_HOME (the default)."""
+    A run launched from the UI has no host tag; its pid is checked where `ui_runs_here`."""
     if PID_TAG in run.tags:
         if run.tags.get(HOST_TAG) != host or not run.tags[PID_TAG].isdigit():
             return None
         pid, recorded_start = int(run.tags[PID_TAG]), run.tags.get(PROCESS_START_TAG)
-    elif "sqlite" in type(instance.run_storage).__module__:
+    elif ui_runs_here:
         pid, recorded_start = worker_pid(instance, run.run_id), None
     else:
         return None
     return f"pid {pid} on {host}" if pid is not None and process_gone(pid, recorded_start) else None
 
 
-def release_dead_runs(instance: dg.DagsterInstance) -> list[str]:
+def release_dead_runs(instance: dg.DagsterInstance, ui_runs_here: bool | None = None) -> list[str]:
     """Report failed the unfinished runs whose process on this host is gone, and free the
-    pool slots that finished runs still hold. Returns the ids of the runs reported failed."""
+    pool slots that finished runs still hold. Returns the ids of the runs reported failed.
+    `ui_runs_here`: whether the UI's runs ran on this host (default: ui_runs_on_this_host)."""
     host = socket.gethostname()
+    ui_runs_here = ui_runs_on_this_host(instance) if ui_runs_here is None else ui_runs_here
     released = []
     for record in instance.get_run_records(dg.RunsFilter(statuses=UNFINISHED)):
         run = record.dagster_run
-        process = dead_run_process(instance, run, host)
+        process = dead_run_process(instance, run, host, ui_runs_here)
         if process:
             instance.report_run_failed(run, f"The process that ran it ({process}) is gone: killed or crashed.")
             released.append(run.run_id)

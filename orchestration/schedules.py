@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 
 import dagster as dg
 
-from orchestration.cli import release_dead_runs
+from orchestration.cli import release_dead_runs, ui_runs_on_this_host
 from orchestration.jobs import COHORT_METRICS, DERIVED_SELECTION, TRACKER_SITE, arxiv_harvest_job, framework_refresh_job, partition_range_tags
 from orchestration.settings import HARVEST_START, frameworks
 
@@ -75,7 +75,14 @@ derived_tables_sensor = dg.AutomationConditionSensorDefinition(
     "are reported failed and the pool slots of finished runs freed, so the next writer is never blocked.",
 )
 def dead_runs_sensor(context: dg.SensorEvaluationContext) -> dg.SkipReason:
-    released = release_dead_runs(context.instance)
+    instance = context.instance
+    # Queued runs are launched by the daemon through the code server that evaluates this
+    # sensor; with the default launcher their processes are its children, on this host,
+    # whatever the storage (deploy/dagster.yaml: PostgreSQL).
+    launched_by_this_code_server = isinstance(instance.run_launcher, dg.DefaultRunLauncher) and isinstance(
+        instance.run_coordinator, dg.QueuedRunCoordinator
+    )
+    released = release_dead_runs(instance, launched_by_this_code_server or ui_runs_on_this_host(instance))
     if released:
         context.log.warning(f"marked {len(released)} run(s) failed whose process is gone: {', '.join(released)}")
     return dg.SkipReason(f"marked failed: {', '.join(released)}" if released else "no run whose process is gone")

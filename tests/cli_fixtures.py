@@ -9,13 +9,17 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
 import polars as pl
+import pytest
+import sqlalchemy
+import yaml
 
+from orchestration.cli import POSTGRES_DRIVER, POSTGRES_URL_VAR
 from orchestration.settings import frameworks
 from orchestration.warehouse import WRITER_POOL
 from fakes.arxiv_server import arxiv_entry, atom_feed
@@ -88,7 +92,9 @@ def write_snapshot(folder: Path) -> Path:
     return folder
 
 
-def cli_environment(home: Path, warehouse: Path) -> dict[str, str]:
+def cli_environment(home: Path, warehouse: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The CLI's environment: its own DAGSTER_HOME and warehouse, no secrets, plus `extra`
+    (e.g. TRACKER_DAGSTER_POSTGRES_URL for an instance in PostgreSQL)."""
     environ = {
         **os.environ,
         "DAGSTER_HOME": str(home),
@@ -97,25 +103,28 @@ def cli_environment(home: Path, warehouse: Path) -> dict[str, str]:
     }
     for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN"):
         environ.pop(name, None)
-    return environ
+    environ.pop(POSTGRES_URL_VAR, None)  # the instance's storage is the test's choice (`extra`)
+    return {**environ, **(extra or {})}
 
 
-def start_cli(home: Path, warehouse: Path, *args: str) -> subprocess.Popen:
+def start_cli(home: Path, warehouse: Path, *args: str, env: Mapping[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "orchestration", *args],
         cwd=REPO_ROOT,
-        env=cli_environment(home, warehouse),
+        env=cli_environment(home, warehouse, env),
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
     )
 
 
-def run_cli(home: Path, warehouse: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def run_cli(
+    home: Path, warehouse: Path, *args: str, timeout: float = 300, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "orchestration", *args],
         cwd=REPO_ROOT,
-        env=cli_environment(home, warehouse),
+        env=cli_environment(home, warehouse, env),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -141,9 +150,17 @@ def wait_until(condition: Callable[[], object], timeout: float, what: str) -> ob
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def instance_created(home: Path) -> bool:
+    """Whether the CLI has set up the instance in `home` (its SQLite files, or a dagster.yaml
+    naming a server's storage): opened earlier, the test would race it creating them."""
+    config = home / "dagster.yaml"
+    in_server = config.exists() and "storage" in (yaml.safe_load(config.read_text()) or {})
+    return in_server or (home / "history" / "runs" / "index.db").exists()
+
+
 def writer_slot_holders(home: Path) -> list[str]:
     """The runs holding the warehouse writers' pool slot on the instance in `home`."""
-    if not (home / "history" / "runs" / "index.db").exists():
+    if not instance_created(home):
         return []
     with dg.DagsterInstance.from_config(str(home)) as instance:
         if not instance.event_log_storage.supports_global_concurrency_limits:
@@ -154,3 +171,41 @@ def writer_slot_holders(home: Path) -> list[str]:
 def run_statuses(home: Path) -> dict[str, dg.DagsterRunStatus]:
     with dg.DagsterInstance.from_config(str(home)) as instance:
         return {record.dagster_run.run_id: record.dagster_run.status for record in instance.get_run_records()}
+
+
+def postgres_instance_url(database_url: str, password: str | None = None) -> str:
+    """The instance URL the CLI takes for a database of the test server (the driver named),
+    with `password` where given (the server trusts loopback connections and never asks for
+    it: a sentinel stands for a real password)."""
+    url = sqlalchemy.engine.make_url(database_url).set(drivername=POSTGRES_DRIVER)
+    return url.set(password=password).render_as_string(hide_password=False) if password else url.render_as_string()
+
+
+def postgres_query(database_url: str, sql: str) -> list[tuple]:
+    """The rows `sql` returns from a database of the test server."""
+    engine = sqlalchemy.create_engine(postgres_instance_url(database_url))
+    try:
+        with engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(sqlalchemy.text(sql))]
+    finally:
+        engine.dispose()
+
+
+def database_text(database_url: str) -> str:
+    """Every row of every table of a database of the test server (Dagster's instance), as text."""
+    tables = postgres_query(database_url, "SELECT quote_ident(table_name) FROM information_schema.tables WHERE table_schema = 'public'")
+    return "\n".join(
+        postgres_query(database_url, f"SELECT coalesce(string_agg(t::text, E'\\n'), '') FROM {table} t")[0][0] for (table,) in tables
+    )
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def instance_storage(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Where the CLI keeps Dagster's instance: SQLite under DAGSTER_HOME (nothing to set)
+    or a fresh database of the test PostgreSQL server. Returns the CLI's extra environment,
+    also set in this process so that the test opens the same instance."""
+    if request.param == "sqlite":
+        return {}
+    url = postgres_instance_url(request.getfixturevalue("postgres_database"))
+    monkeypatch.setenv(POSTGRES_URL_VAR, url)
+    return {POSTGRES_URL_VAR: url}

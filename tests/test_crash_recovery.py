@@ -4,7 +4,10 @@
 The warehouse file starts as a named pipe: the first step that opens the warehouse (the
 write of the arXiv harvest, in the writer pool) blocks on it while holding the slot, so
 the signal lands at a known point. (The harvest's fetch runs outside the pool: a block
-there would hold no slot.) Removing the pipe lets the next run create the warehouse."""
+there would hold no slot.) Removing the pipe lets the next run create the warehouse.
+
+The tests of dead runs and freed slots run on both instance storages (`instance_storage`):
+SQLite under DAGSTER_HOME and PostgreSQL (TRACKER_DAGSTER_POSTGRES_URL, team mode)."""
 
 from __future__ import annotations
 
@@ -20,8 +23,9 @@ import pytest
 from bench.crash_trials import KillPoint, Reference, clean_run, describe, run_trial
 from bench.table_hashes import table_hashes
 from tests.helpers import REPO_ROOT
-from tests.cli_fixtures import (
+from tests.cli_fixtures import (  # noqa: F401  (instance_storage: the fixture)
     WINDOW,
+    instance_storage,
     read_until,
     run_cli,
     run_statuses,
@@ -53,10 +57,10 @@ def unblock(warehouse: Path) -> None:
     warehouse.unlink()
 
 
-def test_a_run_killed_holding_the_writer_slot_does_not_block_the_next(tmp_path, invented_clean_run):
+def test_a_run_killed_holding_the_writer_slot_does_not_block_the_next(tmp_path, invented_clean_run, instance_storage):
     snapshot = write_snapshot(tmp_path / "snapshot")
     home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
-    killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, env=instance_storage)
     try:
         read_until(killed, "(arxiv_harvest, run ")  # the instance is set up: the test may open it too
         holders = wait_until(lambda: writer_slot_holders(home), 120, "the first run to hold the writer slot")
@@ -66,7 +70,7 @@ def test_a_run_killed_holding_the_writer_slot_does_not_block_the_next(tmp_path, 
     assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.STARTED  # it could not record its end
 
     unblock(warehouse)
-    rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240)
+    rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240, env=instance_storage)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert f"marked 1 run(s) failed whose process is gone: {holders[0]}" in rerun.stderr
     assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.FAILURE
@@ -91,15 +95,15 @@ def test_runs_killed_in_a_source_a_link_and_a_metrics_asset_rerun_to_the_clean_t
         assert trial.rerun_code == 0 and trial.differing == [], describe(trial)
 
 
-def test_a_waiting_run_names_the_holder_and_goes_on_when_the_holder_dies(tmp_path):
+def test_a_waiting_run_names_the_holder_and_goes_on_when_the_holder_dies(tmp_path, instance_storage):
     snapshot = write_snapshot(tmp_path / "snapshot")
     home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
-    holder = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    holder = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, env=instance_storage)
     waiter = None
     try:
         read_until(holder, "(arxiv_harvest, run ")
         holder_run = wait_until(lambda: writer_slot_holders(home), 120, "the first run to hold the writer slot")[0]
-        waiter = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+        waiter = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, env=instance_storage)
         waiting = read_until(waiter, "waiting for")
         assert f"waiting for the duckdb_writer pool slot, held by run {holder_run}" in waiting
         assert f"pid {holder.pid}" in waiting
@@ -116,10 +120,10 @@ def test_a_waiting_run_names_the_holder_and_goes_on_when_the_holder_dies(tmp_pat
     assert run_statuses(home)[holder_run] == dg.DagsterRunStatus.FAILURE
 
 
-def test_sigterm_stops_a_run_at_once_with_one_line_and_frees_its_slot(tmp_path):
+def test_sigterm_stops_a_run_at_once_with_one_line_and_frees_its_slot(tmp_path, instance_storage):
     snapshot = write_snapshot(tmp_path / "snapshot")
     home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
-    stopped = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    stopped = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, env=instance_storage)
     try:
         read_until(stopped, "(arxiv_harvest, run ")
         held = wait_until(lambda: writer_slot_holders(home), 120, "the run to hold the writer slot")[0]
@@ -139,7 +143,7 @@ def test_sigterm_stops_a_run_at_once_with_one_line_and_frees_its_slot(tmp_path):
     assert writer_slot_holders(home) == []
 
     unblock(warehouse)
-    rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240)
+    rerun = run_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, timeout=240, env=instance_storage)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert "whose process is gone" not in rerun.stderr  # nothing was left to clean up
 
@@ -191,12 +195,12 @@ def test_the_schedules_are_off_on_recorded_data_and_on_otherwise(tmp_path):
     assert recorded == str([("daily_framework_refresh", "STOPPED"), ("daily_refresh", "STOPPED")])
 
 
-def test_under_the_ui_the_daemon_sensor_fails_a_killed_run_and_frees_its_slot(tmp_path):
+def test_under_the_ui_the_daemon_sensor_fails_a_killed_run_and_frees_its_slot(tmp_path, instance_storage):
     from orchestration.schedules import dead_runs_sensor
 
     snapshot = write_snapshot(tmp_path / "snapshot")
     home, warehouse = tmp_path / "home", blocking_warehouse(tmp_path / "tracker.duckdb")
-    killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW)
+    killed = start_cli(home, warehouse, "run", "--snapshot", str(snapshot), *WINDOW, env=instance_storage)
     try:
         read_until(killed, "(arxiv_harvest, run ")
         holders = wait_until(lambda: writer_slot_holders(home), 120, "the run to hold the writer slot")
@@ -208,3 +212,47 @@ def test_under_the_ui_the_daemon_sensor_fails_a_killed_run_and_frees_its_slot(tm
     assert f"marked failed: {holders[0]}" in skipped.skip_message
     assert run_statuses(home)[holders[0]] == dg.DagsterRunStatus.FAILURE
     assert writer_slot_holders(home) == []
+
+
+#: A run as the UI's launcher starts one: no CLI tags, its process named by an engine event
+#: ("Executing steps in process (pid: N)"); its only step waits to be killed.
+UI_LIKE_RUN = """
+import time
+import dagster as dg
+
+@dg.op
+def wait_to_be_killed():
+    time.sleep(600)
+
+@dg.job
+def ui_like():
+    wait_to_be_killed()
+
+with dg.DagsterInstance.get() as instance:
+    ui_like.execute_in_process(instance=instance)
+"""
+
+
+def test_the_daemon_sensor_fails_a_ui_run_whose_process_died_and_the_cli_leaves_it_on_a_server(tmp_path, instance_storage):
+    from orchestration.cli import prepare_instance_home, release_dead_runs, worker_pid
+    from orchestration.schedules import dead_runs_sensor
+
+    home = prepare_instance_home(tmp_path / "home")
+    worker = subprocess.Popen(
+        [sys.executable, "-c", UI_LIKE_RUN], env={**os.environ, "DAGSTER_HOME": str(home)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )  # fmt: skip
+    try:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            run_id = wait_until(lambda: [r.run_id for r in instance.get_runs() if worker_pid(instance, r.run_id)], 120, "the run's process")[0]
+            assert worker_pid(instance, run_id) == worker.pid
+    finally:
+        worker.kill()
+        worker.wait()
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        # The CLI may run on another host than the UI's runs on a server's storage: it leaves them.
+        assert release_dead_runs(instance) == ([] if instance_storage else [run_id])
+        if instance_storage:
+            assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"  # the daemon launches the UI's runs
+            skipped = dead_runs_sensor(dg.build_sensor_context(instance=instance))
+            assert skipped.skip_message == f"marked failed: {run_id}"
+        assert instance.get_run_by_id(run_id).status == dg.DagsterRunStatus.FAILURE

@@ -3,7 +3,9 @@ remote over HTTP that demands credentials) with sentinel GITHUB_TOKEN and
 OPENALEX_API_KEY values and Python logging at DEBUG, then a search for the sentinels in
 everything the tracker writes: the logs and captured output, Dagster's run and event
 storage (DAGSTER_HOME) and asset metadata, the DuckDB warehouse, the git mirrors and the
-tracker site. Zero hits, while both secrets were sent where they belong."""
+tracker site. Zero hits, while both secrets were sent where they belong. With Dagster's
+instance in PostgreSQL, a sentinel password in TRACKER_DAGSTER_POSTGRES_URL is searched
+for too, in DAGSTER_HOME and in every table of the instance's database."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from fakes.git_http_server import GitHttpFixtures, running_git_http_server
 from fakes.git_repos import ISOLATED_GIT_ENV, GitRemote
 from fakes.github_server import comment_item, issue_item
 from fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
-from orchestration.cli import prepare_instance_home
+from orchestration.cli import POSTGRES_URL_VAR, prepare_instance_home
 from orchestration.clients.git import GitMirrorCommits, GitUnavailableError
 from orchestration.clients.redaction import redact
 from orchestration.definitions import tracker_definitions
@@ -30,11 +32,13 @@ from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_jo
 from orchestration.resources import ArxivSource, Curation, FrameworkSources, OpenAlexSource, TrackerSite
 from orchestration.settings import framework
 from orchestration.warehouse import Warehouse
+from tests.cli_fixtures import database_text, instance_storage, postgres_instance_url  # noqa: F401  (instance_storage: the fixture)
 from tests.github_fixtures import FakeGithub, fake_github  # noqa: F401  (the fixture)
 
 GITHUB_TOKEN = "ghp_SENTINELtoken0123456789abcdef"
 OPENALEX_KEY = "oa-SENTINELkey-9876543210"
-SENTINELS = (GITHUB_TOKEN, OPENALEX_KEY)
+PG_PASSWORD = "pg-SENTINELpassword-2718281"  # the test server trusts loopback: never asked for
+SENTINELS = (GITHUB_TOKEN, OPENALEX_KEY, PG_PASSWORD)
 VERL = framework("verl")
 T0 = datetime(2025, 1, 6, 12, tzinfo=UTC)
 
@@ -112,9 +116,13 @@ def debug_logs():
     root.setLevel(previous)
 
 
-def test_a_refresh_with_sentinel_secrets_leaves_no_trace_of_them(tmp_path, monkeypatch, fake_github, fake_arxiv, debug_logs, capfd):
+def test_a_refresh_with_sentinel_secrets_leaves_no_trace_of_them(
+    tmp_path, monkeypatch, fake_github, fake_arxiv, debug_logs, capfd, instance_storage
+):
     for name, value in ISOLATED_GIT_ENV.items():
         monkeypatch.setenv(name, value)
+    if instance_storage:  # Dagster's instance in PostgreSQL, its URL with a password
+        monkeypatch.setenv(POSTGRES_URL_VAR, postgres_instance_url(instance_storage[POSTGRES_URL_VAR], PG_PASSWORD))
     monkeypatch.setenv("GITHUB_TOKEN", GITHUB_TOKEN)
     monkeypatch.setenv("OPENALEX_API_KEY", OPENALEX_KEY)
     # arXiv: two papers of January 2025, without affiliations (so OpenAlex is asked).
@@ -170,7 +178,11 @@ def test_a_refresh_with_sentinel_secrets_leaves_no_trace_of_them(tmp_path, monke
         assert not [secret[:12] for secret in SENTINELS if secret in text], name
     assert hits(home) == [] and hits(mirrors) == [] and hits(site) == []
     assert warehouse_hits(database) == []
-    assert (site / "index.html").is_file() and any(home.rglob("*.db")) and (mirrors / "volcengine__verl.git" / "config").is_file()
+    if instance_storage:
+        instance_text = database_text(instance_storage[POSTGRES_URL_VAR])
+        assert [secret[:12] for secret in SENTINELS if secret in instance_text] == []
+        assert "FRAMEWORK_THREADS" in instance_text.upper()  # what it searched holds the runs' events
+    assert (site / "index.html").is_file() and (instance_storage or any(home.rglob("*.db"))) and (mirrors / "volcengine__verl.git" / "config").is_file()
     # ... though both were sent where they belong, and httpx logged the OpenAlex URLs (redacted).
     assert {headers.get("authorization") for _, headers in git_server.requests} == {basic(f"x-access-token:{GITHUB_TOKEN}")}
     assert {r.headers.get("authorization") for r in fake_github.fixtures.requests} == {f"Bearer {GITHUB_TOKEN}"}
