@@ -16,6 +16,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
+from orchestration.resources import WAREHOUSE_VARIABLES
 from orchestration.settings import frameworks
 from orchestration.warehouse import WRITER_POOL
 from fakes.arxiv_server import arxiv_entry, atom_feed
@@ -95,7 +96,7 @@ def cli_environment(home: Path, warehouse: Path) -> dict[str, str]:
         "TRACKER_DUCKDB_PATH": str(warehouse),
         "TRACKER_SITE_DIR": str(warehouse.parent / "site"),  # not the repository's data/site
     }
-    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN"):
+    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN", *WAREHOUSE_VARIABLES):
         environ.pop(name, None)
     return environ
 
