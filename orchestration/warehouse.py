@@ -83,6 +83,10 @@ class WarehouseSetting:
     def is_lake(self) -> bool:
         return self.backend == DUCKLAKE_POSTGRES
 
+    @property
+    def in_s3(self) -> bool:
+        return bool(self.data_path and self.data_path.startswith("s3://"))
+
 
 def parse_warehouse_setting(
     warehouse: str | None, data_path: str | None = None, writers: str | int | None = None
@@ -154,8 +158,8 @@ def load_extensions(conn: duckdb.DuckDBPyConnection, names: Sequence[str]) -> No
 def attach_lake(conn: duckdb.DuckDBPyConnection, setting: WarehouseSetting) -> None:
     """Load the extensions from their packages (nothing is downloaded), attach the DuckLake
     catalog as `lake` and make it the default, so the helpers' SQL is the DuckDB file's."""
-    load_extensions(conn, ["ducklake", "postgres_scanner", *(S3_EXTENSIONS if setting.data_path.startswith("s3://") else ())])
-    if setting.data_path.startswith("s3://"):
+    load_extensions(conn, ["ducklake", "postgres_scanner", *(S3_EXTENSIONS if setting.in_s3 else ())])
+    if setting.in_s3:
         # The usual AWS variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
         # AWS_REGION) or ~/.aws; never the instance metadata service.
         conn.execute("CREATE OR REPLACE SECRET tracker_lake_s3 (TYPE s3, PROVIDER credential_chain, CHAIN 'env;config')")
