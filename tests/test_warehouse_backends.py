@@ -9,8 +9,11 @@ import subprocess
 import sys
 import textwrap
 
+import dagster as dg
 import pytest
 
+from orchestration.cli import prepare_instance_home
+from orchestration.resources import WAREHOUSE_VARIABLES, warehouse_setting
 from orchestration.settings import ConfigError
 from orchestration.warehouse import DEFAULT_LAKE_WRITERS, Warehouse, WarehouseUnavailable, parse_warehouse_setting
 from tests.helpers import REPO_ROOT
@@ -108,3 +111,24 @@ def test_a_lake_connection_never_loads_or_installs_an_extension_by_itself(postgr
             "SELECT current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions'), current_database()"
         ).fetchone()
     assert settings == (False, False, "lake")
+
+
+def test_the_writer_pool_limit_follows_the_backend(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+
+    def pool_limit() -> int:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            return instance.get_concurrency_config().pool_config.default_pool_limit
+
+    for name in WAREHOUSE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    prepare_instance_home(home, warehouse_setting().writers)
+    assert pool_limit() == 1
+    monkeypatch.setenv("TRACKER_WAREHOUSE", "ducklake:postgres:dbname=tracker")
+    monkeypatch.setenv("TRACKER_DATA_PATH", str(tmp_path / "lake"))
+    prepare_instance_home(home, warehouse_setting().writers)
+    assert pool_limit() == DEFAULT_LAKE_WRITERS  # the setting wins over the limit the file had
+    monkeypatch.setenv("TRACKER_WRITERS", "6")
+    prepare_instance_home(home, warehouse_setting().writers)
+    assert pool_limit() == 6
+    assert "run_monitoring" in (home / "dagster.yaml").read_text()  # the other settings stay
