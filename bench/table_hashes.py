@@ -1,6 +1,7 @@
 """Content hashes of every warehouse table: equal hashes mean equal tables.
 
     .venv/bin/python bench/table_hashes.py [DUCKDB_FILE] [--json OUT] [--compare EARLIER.json]
+    .venv/bin/python bench/table_hashes.py ducklake:postgres:<conninfo> [...]   (TRACKER_DATA_PATH set)
 
 Each table's rows are read in a total order (ORDER BY ALL) and hashed with their column
 names and types, so two runs that wrote the same rows, in any storage order, print the
@@ -17,10 +18,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+
+from orchestration.warehouse import Warehouse
 
 DEFAULT_DATABASE = "data/tracker.duckdb"
 #: Bookkeeping columns that hold the wall-clock time of a refresh or, for live sources,
@@ -56,10 +62,23 @@ STAGING_SCHEMA = "staging"
 
 
 def _base_tables(conn: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """The warehouse's tables (of the default catalog: a DuckLake's metadata catalog is
+    attached beside it)."""
     return conn.execute(
         "SELECT table_schema, table_name FROM information_schema.tables "
-        "WHERE table_type = 'BASE TABLE' ORDER BY 1, 2"
+        "WHERE table_type = 'BASE TABLE' AND table_catalog = current_database() ORDER BY 1, 2"
     ).fetchall()
+
+
+@contextmanager
+def _reading(database: str | Path | Warehouse) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to a DuckDB file (read-only) or to a `Warehouse` (a DuckLake)."""
+    if isinstance(database, Warehouse):
+        with database.connect() as conn:
+            yield conn
+    else:
+        with duckdb.connect(str(database), read_only=True) as conn:
+            yield conn
 
 
 def _hashed_columns(conn: duckdb.DuckDBPyConnection, schema: str, name: str) -> list[tuple[str, str]]:
@@ -69,9 +88,9 @@ def _hashed_columns(conn: duckdb.DuckDBPyConnection, schema: str, name: str) -> 
     return [(column, kind) for column, kind, *_ in described if column not in skipped]
 
 
-def table_hashes(database: str | Path) -> dict[str, dict[str, object]]:
-    """{schema.table: {"rows": n, "sha256": hex}} of every table of the file."""
-    with duckdb.connect(str(database), read_only=True) as conn:
+def table_hashes(database: str | Path | Warehouse) -> dict[str, dict[str, object]]:
+    """{schema.table: {"rows": n, "sha256": hex}} of every table of the file or warehouse."""
+    with _reading(database) as conn:
         hashes = {}
         for schema, name in _base_tables(conn):
             qualified = f'"{schema}"."{name}"'
@@ -126,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="OUT", help="also write the hashes to this file")
     parser.add_argument("--compare", metavar="EARLIER", help="a file written by --json: print what differs")
     args = parser.parse_args(argv)
-    hashes = table_hashes(args.database)
+    database = args.database
+    if database.startswith("ducklake:"):
+        database = Warehouse(database=":memory:", backend=database, data_path=os.environ.get("TRACKER_DATA_PATH"))
+    hashes = table_hashes(database)
     for table, figures in hashes.items():
         print(f"{table:36} {figures['rows']:>8} rows  {figures['sha256'][:16]}")
     if args.json:

@@ -39,14 +39,15 @@ import dagster as dg
 import yaml
 
 from orchestration.partitions import cohort_partition_key
-from orchestration.settings import HARVEST_START
+from orchestration.settings import HARVEST_START, ConfigError
 from orchestration.warehouse import WRITER_POOL
 
 DEFAULT_DAGSTER_HOME = Path("data") / "dagster_home"
 
 #: What the CLI puts into DAGSTER_HOME/dagster.yaml; a value the file already has wins.
 INSTANCE_SETTINGS: dict = {
-    # DuckDB takes one writer at a time: the pool of the warehouse writers gets one slot.
+    # DuckDB takes one writer at a time: the pool of the warehouse writers gets one slot
+    # (DuckLake: TRACKER_WRITERS slots, see prepare_instance_home).
     "concurrency": {"pools": {"default_limit": 1}},
     # Under the UI the daemon fails runs stuck starting or canceling and frees the pool
     # slots that finished runs still hold (killed, or terminated from the UI).
@@ -214,11 +215,12 @@ def check_postgres_url(environ: Mapping[str, str], config: Path) -> None:
         engine.dispose()
 
 
-def prepare_instance_home(home: Path, environ: Mapping[str, str] = os.environ) -> Path:
+def prepare_instance_home(home: Path, writers: int = 1, environ: Mapping[str, str] = os.environ) -> Path:
     """`home` with a dagster.yaml holding INSTANCE_SETTINGS, added to an existing file
-    (older versions wrote only the pool limit) without changing what it already says;
-    where that file keeps the instance in PostgreSQL through POSTGRES_URL_VAR, its server
-    is checked first."""
+    (older versions wrote only the pool limit) without changing what it already says,
+    except the writer pool's limit: `writers`, what the warehouse's backend admits. Where
+    the file keeps the instance in PostgreSQL through POSTGRES_URL_VAR, its server is
+    checked first."""
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     text = config.read_text() if config.exists() else ""
@@ -228,7 +230,8 @@ def prepare_instance_home(home: Path, environ: Mapping[str, str] = os.environ) -
         raise CliError(f"{config}: not valid YAML ({error}); fix or delete it") from error
     if not isinstance(current, dict):
         raise CliError(f"{config}: expected a mapping of settings; fix or delete it")
-    merged = merged_settings(current, instance_settings(environ))
+    pool_limit = {"concurrency": {"pools": {"default_limit": writers}}}
+    merged = merged_settings(pool_limit, merged_settings(current, instance_settings(environ)))
     if merged.get("storage") == POSTGRES_STORAGE:
         check_postgres_url(environ, config)
     if merged != current:
@@ -594,7 +597,9 @@ def main(argv: list[str] | None = None) -> int:
     prefix = f"orchestration {args.command}"
     home = Path(os.environ.get("DAGSTER_HOME") or DEFAULT_DAGSTER_HOME).resolve()
     try:
-        prepare_instance_home(home)
+        from orchestration.resources import warehouse_setting
+
+        prepare_instance_home(home, warehouse_setting().writers)
         snapshot = snapshot_folder(args.snapshot) if args.snapshot else None
         with dg.DagsterInstance.from_config(str(home)) as instance:
             if args.command == "ui":
@@ -613,7 +618,7 @@ def main(argv: list[str] | None = None) -> int:
             if released:
                 print(f"{prefix}: marked {len(released)} run(s) failed whose process is gone", file=sys.stderr)
             return serve_ui(ui_environment(os.environ, home, snapshot), dev_args)
-    except CliError as error:
+    except (CliError, ConfigError) as error:
         print(f"{prefix}: {error}", file=sys.stderr, flush=True)
         if isinstance(error.__cause__, Interrupted):
             # The run's thread may be inside a DuckDB write: leave now, as a crash would

@@ -24,13 +24,15 @@ from orchestration.clients.openalex import AffiliationLookup, OpenAlexClient
 from orchestration.clients.recorded_affiliations import AFFILIATION_SCHEMA, read_snapshot_affiliations
 from orchestration.curation import OVERRIDES_DIR
 from orchestration.settings import arxiv_query
-from orchestration.warehouse import Warehouse
+from orchestration.warehouse import DUCKDB, Warehouse, WarehouseSetting, parse_warehouse_setting
 
 DEFAULT_DUCKDB_PATH = "data/tracker.duckdb"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
 DEFAULT_GITHUB_API_URL = "https://api.github.com"
 DEFAULT_MIRROR_DIR = "data/mirrors"
 DEFAULT_SITE_DIR = "data/site"
+#: The warehouse's backend, where a DuckLake keeps its files, and how many write at once.
+WAREHOUSE_VARIABLES = ("TRACKER_WAREHOUSE", "TRACKER_DATA_PATH", "TRACKER_WRITERS")
 
 
 def env_or(name: str, default: str | None) -> dg.EnvVar | str | None:
@@ -214,12 +216,23 @@ class TrackerSite(dg.ConfigurableResource):
     site_dir: str = Field(default=DEFAULT_SITE_DIR, description="The site's folder (TRACKER_SITE_DIR).")
 
 
+def warehouse_setting() -> WarehouseSetting:
+    """TRACKER_WAREHOUSE, TRACKER_DATA_PATH and TRACKER_WRITERS, parsed (ConfigError when malformed)."""
+    return parse_warehouse_setting(*(dg.EnvVar(name).get_value() for name in WAREHOUSE_VARIABLES))
+
+
 def build_resources(snapshot_dir: str | None = None) -> dict[str, dg.ConfigurableResource]:
     """The resources of the code location, read from the environment at load time;
     `snapshot_dir` (the CLI's --snapshot) wins over TRACKER_SNAPSHOT_DIR."""
     snapshot = snapshot_dir or env_or("TRACKER_SNAPSHOT_DIR", None)
+    # Checked here, once, so a malformed setting fails at load with one line naming the fix.
+    lake = warehouse_setting()
     return {
-        "warehouse": Warehouse(database=env_or("TRACKER_DUCKDB_PATH", DEFAULT_DUCKDB_PATH)),
+        "warehouse": Warehouse(
+            database=env_or("TRACKER_DUCKDB_PATH", DEFAULT_DUCKDB_PATH),
+            backend=env_or("TRACKER_WAREHOUSE", DUCKDB),  # an EnvVar: the catalog's conninfo may hold a password
+            data_path=lake.data_path,
+        ),
         "arxiv": ArxivSource(
             api_url=env_or("ARXIV_API_URL", DEFAULT_ARXIV_API_URL),
             html_url=env_or("ARXIV_HTML_URL", ARXIV_HTML_URL),

@@ -1,4 +1,10 @@
-"""The DuckDB warehouse: one file, schemas raw/core/metrics, all-or-nothing writes.
+"""The warehouse: schemas raw/core/metrics, all-or-nothing writes, on one of two backends.
+
+`TRACKER_WAREHOUSE` chooses the backend: `duckdb` (the default: one DuckDB file, one
+writer process at a time) or `ducklake:postgres:<conninfo>` (a DuckLake catalog in
+PostgreSQL with Parquet data files under `TRACKER_DATA_PATH`, a folder or an `s3://`
+URL; writers in several processes at once). The write helpers below are the same SQL on
+both: in DuckLake mode the lake is attached as `lake` and made the default catalog.
 
 Every write goes through one transaction (delete the slice, insert the new rows), so a
 failure or a killed process leaves the previous rows whole, and writing the same slice
@@ -13,23 +19,182 @@ staged for inspection, and the published table keeps its rows.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import importlib.util
+import re
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import dagster as dg
 import duckdb
 import polars as pl
 from dagster_duckdb import DuckDBResource
-from pydantic import PrivateAttr
+from pydantic import Field, PrivateAttr
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from orchestration.settings import ConfigError
 from orchestration.tables import Table
 
 SCHEMAS = ("raw", "core", "metrics", "staging")
 
-#: Name of the Dagster pool every warehouse writer runs in (limit 1: DuckDB takes one
-#: writer process at a time, so a backfill must never run two writers at once).
+#: Name of the Dagster pool every warehouse writer runs in. Its limit is the number of
+#: writers the backend admits: 1 for the DuckDB file (one writer process at a time, so a
+#: backfill must never run two writers at once), TRACKER_WRITERS for DuckLake.
 WRITER_POOL = "duckdb_writer"
+
+DUCKDB = "duckdb"
+DUCKLAKE_POSTGRES = "ducklake:postgres:"
+#: Writers at once in DuckLake mode when TRACKER_WRITERS is unset.
+DEFAULT_LAKE_WRITERS = 4
+#: The catalog name the lake is attached under (and made the default, `USE lake`).
+LAKE_CATALOG = "lake"
+#: A DuckLake commit that conflicts with one committed meanwhile (two writers deleting
+#: from the same table) fails whole; the transaction is run again up to this many times.
+COMMIT_ATTEMPTS = 8
+#: DuckDB must never fetch an extension at run time: DuckLake mode loads the extension
+#: files shipped in the PyPI packages (EXTENSION_PACKAGES) and nothing else.
+NO_EXTENSION_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+#: extension -> the PyPI package (import name) that ships its binary, built for the pinned duckdb.
+EXTENSION_PACKAGES = {
+    "ducklake": "duckdb_extension_ducklake",
+    "postgres_scanner": "duckdb_extension_postgres_scanner",
+    "httpfs": "duckdb_extension_httpfs",
+    "aws": "duckdb_extension_aws",
+}
+#: Extensions needed for Parquet files in S3 (the optional `s3` extra of the project).
+S3_EXTENSIONS = ("httpfs", "aws")
+
+
+class WarehouseUnavailable(RuntimeError):
+    """The DuckLake catalog cannot be attached (the message says why, without the password)."""
+
+
+@dataclass(frozen=True)
+class WarehouseSetting:
+    """TRACKER_WAREHOUSE (with TRACKER_DATA_PATH and TRACKER_WRITERS), parsed."""
+
+    backend: str  # DUCKDB or DUCKLAKE_POSTGRES
+    catalog: str | None = None  # the PostgreSQL conninfo or URL of the DuckLake catalog
+    data_path: str | None = None  # absolute folder ending in "/", or an s3:// URL
+    writers: int = 1
+
+    @property
+    def is_lake(self) -> bool:
+        return self.backend == DUCKLAKE_POSTGRES
+
+    @property
+    def in_s3(self) -> bool:
+        return bool(self.data_path and self.data_path.startswith("s3://"))
+
+
+def parse_warehouse_setting(
+    warehouse: str | None, data_path: str | None = None, writers: str | int | None = None
+) -> WarehouseSetting:
+    """The backend the three settings name, or a ConfigError in one line naming the fix.
+    The catalog's conninfo may hold a password: no message repeats it."""
+    warehouse = (warehouse or DUCKDB).strip()
+    if warehouse != DUCKDB and not warehouse.startswith(DUCKLAKE_POSTGRES):
+        shown = ":".join(warehouse.split(":")[:2])
+        raise ConfigError(
+            f"TRACKER_WAREHOUSE: expected 'duckdb' or 'ducklake:postgres:<libpq conninfo or postgres:// URL>', "
+            f"got a value starting {shown!r}; fix the setting"
+        )
+    try:
+        count = int(writers) if writers not in (None, "") else None
+    except ValueError:
+        count = 0
+    if count is not None and count < 1:
+        raise ConfigError(f"TRACKER_WRITERS: expected a whole number of writers from 1, got {writers!r}; fix the setting")
+    if warehouse == DUCKDB:
+        if count not in (None, 1):
+            raise ConfigError(
+                f"TRACKER_WRITERS={count}: the duckdb warehouse file takes one writer at a time; unset "
+                "TRACKER_WRITERS, or set TRACKER_WAREHOUSE=ducklake:postgres:<conninfo> for parallel writers"
+            )
+        return WarehouseSetting(DUCKDB)
+    catalog = warehouse.removeprefix(DUCKLAKE_POSTGRES).strip()
+    if not catalog:
+        raise ConfigError(
+            "TRACKER_WAREHOUSE=ducklake:postgres: names no database; add its conninfo "
+            "(ducklake:postgres:dbname=tracker host=db user=tracker) or URL (ducklake:postgres:postgresql://db/tracker)"
+        )
+    if not data_path:
+        raise ConfigError(
+            "TRACKER_WAREHOUSE=ducklake:… needs TRACKER_DATA_PATH: the folder (shared by every writer) "
+            "or s3:// URL that holds the lake's Parquet files"
+        )
+    if data_path.startswith("s3://"):
+        location = data_path.rstrip("/") + "/"
+    elif "://" in data_path:
+        raise ConfigError(f"TRACKER_DATA_PATH={data_path}: expected a folder or an s3:// URL; fix the setting")
+    else:  # the catalog records the path: never relative to one writer's working directory
+        location = str(Path(data_path).expanduser().resolve()) + "/"
+    return WarehouseSetting(DUCKLAKE_POSTGRES, catalog, location, count or DEFAULT_LAKE_WRITERS)
+
+
+def extension_file(name: str) -> Path:
+    """The binary of DuckDB extension `name` shipped in its PyPI package (for the pinned
+    duckdb version), or a ConfigError naming the package to install."""
+    package = EXTENSION_PACKAGES[name]
+    spec = importlib.util.find_spec(package)
+    folder = Path(spec.origin).parent if spec and spec.origin else None
+    files = sorted(folder.glob(f"extensions/v{duckdb.__version__}/*.duckdb_extension")) if folder else []
+    if not files:
+        pip_name = package.replace("_", "-")
+        raise ConfigError(
+            f"DuckDB extension {name} for duckdb {duckdb.__version__} not installed; "
+            f"pip install {pip_name}=={duckdb.__version__} (the project pins it: pip install -e .)"
+        )
+    return files[0]
+
+
+def load_extensions(conn: duckdb.DuckDBPyConnection, names: Sequence[str]) -> None:
+    """LOAD each extension from its package's file (never INSTALL: nothing is fetched)."""
+    for name in names:
+        conn.execute(f"LOAD '{_literal(str(extension_file(name)))}'")
+
+
+def attach_lake(conn: duckdb.DuckDBPyConnection, setting: WarehouseSetting) -> None:
+    """Load the extensions from their packages (nothing is downloaded), attach the DuckLake
+    catalog as `lake` and make it the default, so the helpers' SQL is the DuckDB file's."""
+    load_extensions(conn, ["ducklake", "postgres_scanner", *(S3_EXTENSIONS if setting.in_s3 else ())])
+    if setting.in_s3:
+        # The usual AWS variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+        # AWS_REGION) or ~/.aws; never the instance metadata service.
+        conn.execute("CREATE OR REPLACE SECRET tracker_lake_s3 (TYPE s3, PROVIDER credential_chain, CHAIN 'env;config')")
+    else:
+        Path(setting.data_path).mkdir(parents=True, exist_ok=True)
+    try:
+        conn.execute(
+            f"ATTACH '{_literal(DUCKLAKE_POSTGRES + setting.catalog)}' AS {LAKE_CATALOG} "
+            f"(DATA_PATH '{_literal(setting.data_path)}')"
+        )
+    except duckdb.Error as error:  # its message may quote the conninfo, password and all
+        reason = " ".join(str(error).replace(setting.catalog, "<catalog>").split())
+        reason = re.sub(r"(password\s*=\s*)\S+", r"\1***", reason)
+        reason = re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", reason)
+        raise WarehouseUnavailable(
+            f"cannot attach the DuckLake catalog of TRACKER_WAREHOUSE ({reason}); check that its PostgreSQL "
+            "server is reachable and the database exists"
+        ) from None
+    conn.execute(f"USE {LAKE_CATALOG}")
+
+
+def _literal(text: str) -> str:
+    return text.replace("'", "''")
+
+
+def _is_commit_conflict(error: BaseException) -> bool:
+    return isinstance(error, duckdb.TransactionException) and "conflict" in str(error).lower()
+
+
+def _log_conflict(retry_state) -> None:
+    error = retry_state.outcome.exception()
+    dg.get_dagster_logger().warning(
+        f"warehouse commit conflicted with a concurrent writer (attempt {retry_state.attempt_number} of "
+        f"{COMMIT_ATTEMPTS}); running the whole transaction again: {str(error).splitlines()[-1]}"
+    )
 
 
 def _quote(identifier: str) -> str:
@@ -37,8 +202,11 @@ def _quote(identifier: str) -> str:
 
 
 def ensure_schemas(conn: duckdb.DuckDBPyConnection) -> None:
-    for schema in SCHEMAS:
-        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    def create() -> None:
+        for schema in SCHEMAS:
+            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+
+    in_transaction(conn, create)
 
 
 def table_exists(conn: duckdb.DuckDBPyConnection, table: str) -> bool:
@@ -80,6 +248,21 @@ def _transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
+def in_transaction(conn: duckdb.DuckDBPyConnection, body: Callable[[], None]) -> None:
+    """`body` in one transaction. Where its commit conflicts with a concurrent writer's
+    (DuckLake: both deleted from one table), nothing of it landed: the whole transaction
+    runs again, after a random backoff, up to COMMIT_ATTEMPTS times, each retry logged."""
+    for attempt in Retrying(
+        retry=retry_if_exception(_is_commit_conflict),
+        stop=stop_after_attempt(COMMIT_ATTEMPTS),
+        wait=wait_random_exponential(multiplier=0.25, max=8),
+        before_sleep=_log_conflict,
+        reraise=True,
+    ):
+        with attempt, _transaction(conn):
+            body()
+
+
 @dataclass(frozen=True)
 class SliceWrite:
     """Rows to put in place of the slice of `table` that `where` selects."""
@@ -99,12 +282,15 @@ def write_slices(conn: duckdb.DuckDBPyConnection, writes: Sequence[SliceWrite]) 
     views = [f"incoming_rows_{index}" for index in range(len(writes))]
     for view, write in zip(views, writes, strict=True):
         conn.register(view, write.frame.to_arrow())
+
+    def replace() -> None:
+        for view, write in zip(views, writes, strict=True):
+            _ensure_table(conn, write.table, view)
+            conn.execute(f"DELETE FROM {_quote(write.table)} WHERE {write.where}", list(write.params))
+            conn.execute(f"INSERT INTO {_quote(write.table)} BY NAME SELECT * FROM {view}")
+
     try:
-        with _transaction(conn):
-            for view, write in zip(views, writes, strict=True):
-                _ensure_table(conn, write.table, view)
-                conn.execute(f"DELETE FROM {_quote(write.table)} WHERE {write.where}", list(write.params))
-                conn.execute(f"INSERT INTO {_quote(write.table)} BY NAME SELECT * FROM {view}")
+        in_transaction(conn, replace)
     finally:
         for view in views:
             conn.unregister(view)
@@ -126,8 +312,7 @@ def replace_table(conn: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFra
     """Replace the whole content of `table` by `frame` (for derived tables)."""
     conn.register("incoming_rows", frame.to_arrow())
     try:
-        with _transaction(conn):
-            conn.execute(f"CREATE OR REPLACE TABLE {_quote(table)} AS SELECT * FROM incoming_rows")
+        in_transaction(conn, lambda: conn.execute(f"CREATE OR REPLACE TABLE {_quote(table)} AS SELECT * FROM incoming_rows"))
     finally:
         conn.unregister("incoming_rows")
     return frame.height
@@ -139,15 +324,18 @@ def upsert_rows(
     """Insert `frame`, replacing the rows of `table` that share its key, in one transaction."""
     keys = ", ".join(_quote(column) for column in key_columns)
     conn.register("incoming_rows", frame.to_arrow())
+
+    def upsert() -> None:
+        _ensure_table(conn, table, "incoming_rows")
+        conn.execute(
+            f"DELETE FROM {_quote(table)} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)"
+            if len(key_columns) > 1
+            else f"DELETE FROM {_quote(table)} WHERE {keys} IN (SELECT {keys} FROM incoming_rows)"
+        )
+        conn.execute(f"INSERT INTO {_quote(table)} BY NAME SELECT * FROM incoming_rows")
+
     try:
-        with _transaction(conn):
-            _ensure_table(conn, table, "incoming_rows")
-            conn.execute(
-                f"DELETE FROM {_quote(table)} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)"
-                if len(key_columns) > 1
-                else f"DELETE FROM {_quote(table)} WHERE {keys} IN (SELECT {keys} FROM incoming_rows)"
-            )
-            conn.execute(f"INSERT INTO {_quote(table)} BY NAME SELECT * FROM incoming_rows")
+        in_transaction(conn, upsert)
     finally:
         conn.unregister("incoming_rows")
     return frame.height
@@ -164,7 +352,7 @@ def stage(conn: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> s
     staged = staging_table(table)
     conn.register("staged_rows", frame.to_arrow())
     try:
-        conn.execute(f"CREATE OR REPLACE TABLE {_quote(staged)} AS SELECT * FROM staged_rows")
+        in_transaction(conn, lambda: conn.execute(f"CREATE OR REPLACE TABLE {_quote(staged)} AS SELECT * FROM staged_rows"))
     finally:
         conn.unregister("staged_rows")
     return staged
@@ -176,7 +364,8 @@ def publish_staged(
     """Swap the staged rows of `table` in, in one transaction with dropping them: the
     whole table, or (with `where`) the slice it selects."""
     staged = _quote(staging_table(table))
-    with _transaction(conn):
+
+    def publish() -> None:
         if where is None:
             conn.execute(f"CREATE OR REPLACE TABLE {_quote(table)} AS SELECT * FROM {staged}")
         else:
@@ -184,6 +373,8 @@ def publish_staged(
             conn.execute(f"DELETE FROM {_quote(table)} WHERE {where}", list(params))
             conn.execute(f"INSERT INTO {_quote(table)} BY NAME SELECT * FROM {staged}")
         conn.execute(f"DROP TABLE {staged}")
+
+    in_transaction(conn, publish)
 
 
 def read_frame(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
@@ -199,7 +390,19 @@ def read_table(conn: duckdb.DuckDBPyConnection, table: Table, columns: Sequence[
 
 
 class Warehouse(DuckDBResource):
-    """The tracker's DuckDB file (TRACKER_DUCKDB_PATH, default data/tracker.duckdb)."""
+    """The tracker's warehouse: the DuckDB file (TRACKER_DUCKDB_PATH, default
+    data/tracker.duckdb), or a DuckLake catalog in PostgreSQL (TRACKER_WAREHOUSE,
+    TRACKER_DATA_PATH)."""
+
+    backend: str = Field(
+        default=DUCKDB,
+        description="TRACKER_WAREHOUSE: 'duckdb' (the file at `database`) or 'ducklake:postgres:<conninfo or URL>' "
+        "(a DuckLake catalog in PostgreSQL; several writers at once).",
+    )
+    data_path: str | None = Field(
+        default=None,
+        description="TRACKER_DATA_PATH: the folder or s3:// URL of the DuckLake's Parquet files (ducklake only).",
+    )
 
     #: The connection of the open `session`, which every `connect` inside it reuses.
     _session: duckdb.DuckDBPyConnection | None = PrivateAttr(default=None)
@@ -208,10 +411,19 @@ class Warehouse(DuckDBResource):
     def _is_dagster_maintained(cls) -> bool:
         return False
 
+    def setting(self) -> WarehouseSetting:
+        return parse_warehouse_setting(self.backend, self.data_path)
+
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
         if self._session is not None:
             yield self._session
+            return
+        setting = self.setting()
+        if setting.is_lake:
+            with self._lake_connection(setting) as conn:
+                ensure_schemas(conn)
+                yield conn
             return
         if self.database != ":memory:":
             Path(self.database).parent.mkdir(parents=True, exist_ok=True)
@@ -223,6 +435,16 @@ class Warehouse(DuckDBResource):
                 yield conn
             finally:
                 conn.close()
+
+    @contextmanager
+    def _lake_connection(self, setting: WarehouseSetting) -> Iterator[duckdb.DuckDBPyConnection]:
+        """An in-memory DuckDB with the lake attached as its default catalog."""
+        conn = duckdb.connect(":memory:", config={"custom_user_agent": "dagster", **NO_EXTENSION_DOWNLOADS})
+        try:
+            attach_lake(conn, setting)
+            yield conn
+        finally:
+            conn.close()
 
     @contextmanager
     def session(self) -> Iterator[duckdb.DuckDBPyConnection]:

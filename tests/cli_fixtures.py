@@ -20,6 +20,7 @@ import sqlalchemy
 import yaml
 
 from orchestration.cli import POSTGRES_DRIVER, POSTGRES_URL_VAR
+from orchestration.resources import WAREHOUSE_VARIABLES
 from orchestration.settings import frameworks
 from orchestration.warehouse import WRITER_POOL
 from fakes.arxiv_server import arxiv_entry, atom_feed
@@ -101,7 +102,7 @@ def cli_environment(home: Path, warehouse: Path, extra: Mapping[str, str] | None
         "TRACKER_DUCKDB_PATH": str(warehouse),
         "TRACKER_SITE_DIR": str(warehouse.parent / "site"),  # not the repository's data/site
     }
-    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN"):
+    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN", *WAREHOUSE_VARIABLES):
         environ.pop(name, None)
     environ.pop(POSTGRES_URL_VAR, None)  # the instance's storage is the test's choice (`extra`)
     return {**environ, **(extra or {})}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from orchestration.cli import main
+from orchestration.resources import WAREHOUSE_VARIABLES
 from orchestration.settings import ConfigError, framework
 from tests.cli_fixtures import cli_environment, run_cli, write_snapshot
 
@@ -51,7 +52,7 @@ def cli_main(tmp_path, monkeypatch, capsys):
     handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
     for name, value in cli_environment(tmp_path / "home", tmp_path / "tracker.duckdb").items():
         monkeypatch.setenv(name, value)
-    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN", "TRACKER_OVERRIDES_DIR"):
+    for name in ("TRACKER_SNAPSHOT_DIR", "OPENALEX_API_KEY", "GITHUB_TOKEN", "TRACKER_OVERRIDES_DIR", *WAREHOUSE_VARIABLES):
         monkeypatch.delenv(name, raising=False)
 
     def run(*args: str) -> tuple[int, list[str]]:
@@ -126,3 +127,18 @@ def test_an_unreadable_recorded_history_fails_its_run_naming_the_file(tmp_path, 
 def test_an_unknown_framework_names_the_configuration_file():
     with pytest.raises(ConfigError, match=r"unknown framework 'verll'; configured in .*frameworks\.toml: verl, "):
         framework("verll")
+
+
+def test_a_malformed_warehouse_setting_fails_before_any_run_in_one_line(cli_main, monkeypatch, tmp_path):
+    monkeypatch.setenv("TRACKER_WAREHOUSE", "ducklake:sqlite:tracker.db")
+    status, lines = cli_main("--from", "2025-01-01", "--to", "2025-01-31")
+    assert status == 1 and len(lines) == 1
+    assert lines[0].startswith("orchestration run: TRACKER_WAREHOUSE: expected 'duckdb' or 'ducklake:postgres:")
+
+    monkeypatch.setenv("TRACKER_WAREHOUSE", "duckdb")
+    monkeypatch.setenv("TRACKER_WRITERS", "4")
+    status, lines = cli_main("--from", "2025-01-01", "--to", "2025-01-31")
+    assert status == 1 and lines == [
+        "orchestration run: TRACKER_WRITERS=4: the duckdb warehouse file takes one writer at a time; unset "
+        "TRACKER_WRITERS, or set TRACKER_WAREHOUSE=ducklake:postgres:<conninfo> for parallel writers"
+    ]

@@ -1,20 +1,44 @@
-"""The warehouse rewrites a slice in one transaction: idempotent, and whole after a failure."""
+"""The warehouse rewrites a slice in one transaction: idempotent, and whole after a
+failure; on both backends, the DuckDB file and a DuckLake catalog in a real PostgreSQL."""
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 import duckdb
 import polars as pl
 import pytest
 
-from orchestration.warehouse import SliceWrite, Warehouse, ensure_schemas, replace_rows, upsert_rows, write_slices
+from orchestration.tables import Table
+from orchestration.warehouse import (
+    SliceWrite,
+    Warehouse,
+    ensure_schemas,
+    in_transaction,
+    publish_staged,
+    read_table,
+    replace_rows,
+    replace_table,
+    stage,
+    upsert_rows,
+    write_slices,
+)
 
 
-@pytest.fixture
-def conn():
-    connection = duckdb.connect(":memory:")
-    ensure_schemas(connection)
-    yield connection
-    connection.close()
+def lake(postgres_database: str, data_path) -> Warehouse:
+    """A DuckLake warehouse whose catalog is the (empty) database `postgres_database`."""
+    return Warehouse(database=":memory:", backend=f"ducklake:postgres:{postgres_database}", data_path=str(data_path))
+
+
+@pytest.fixture(params=["duckdb", "ducklake"])
+def conn(request, tmp_path):
+    """A warehouse connection with the schemas: an in-memory DuckDB, or a DuckLake in PostgreSQL."""
+    if request.param == "duckdb":
+        connection = duckdb.connect(":memory:")
+        ensure_schemas(connection)
+        yield connection
+        connection.close()
+        return
+    with lake(request.getfixturevalue("postgres_database"), tmp_path / "lake").connect() as connection:
+        yield connection
 
 
 def day_rows(day: date, ids: list[str]) -> pl.DataFrame:
@@ -92,3 +116,55 @@ def test_the_resource_creates_the_file_and_the_schemas(tmp_path):
         schemas = {row[0] for row in connection.execute("SELECT schema_name FROM information_schema.schemata").fetchall()}
     assert {"raw", "core", "metrics"} <= schemas
     assert (tmp_path / "nested" / "tracker.duckdb").exists()
+
+
+PAPERS = Table(
+    "core.papers_test",
+    {"arxiv_id": pl.Utf8, "published_at": pl.Datetime("us", "UTC"), "authors": pl.List(pl.Utf8), "cohort": pl.Utf8},
+    "an invented table of papers",
+)
+
+
+def papers(cohort: str, ids: list[str]) -> pl.DataFrame:
+    at = datetime(2025, 2, 1, 12, tzinfo=UTC)
+    return pl.DataFrame(
+        {"arxiv_id": ids, "published_at": [at] * len(ids), "authors": [["Ada", "Alan"]] * len(ids), "cohort": [cohort] * len(ids)},
+        schema=PAPERS.schema,
+    )
+
+
+def test_replace_stage_publish_and_read_back_with_the_contract_types(conn):
+    assert read_table(conn, PAPERS).equals(PAPERS.empty())  # before it exists
+    replace_table(conn, PAPERS.name, papers("2025-Q1", ["a", "b"]))
+    replace_table(conn, PAPERS.name, papers("2025-Q1", ["a", "b", "c"]))  # CREATE OR REPLACE
+    assert read_table(conn, PAPERS).sort("arxiv_id").equals(papers("2025-Q1", ["a", "b", "c"]))
+
+    staged = stage(conn, PAPERS.name, papers("2025-Q1", ["z"]))
+    assert staged == "staging.core__papers_test"
+    assert read_table(conn, PAPERS)["arxiv_id"].sort().to_list() == ["a", "b", "c"]  # not published yet
+    publish_staged(conn, PAPERS.name, "cohort = ?", ["2025-Q1"])
+    assert read_table(conn, PAPERS).equals(papers("2025-Q1", ["z"]))
+    assert conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'staging'").fetchone()[0] == 0
+
+    stage(conn, PAPERS.name, papers("2025-Q2", ["q"]))
+    publish_staged(conn, PAPERS.name)  # the whole table
+    assert read_table(conn, PAPERS, ["arxiv_id", "cohort"]).rows() == [("q", "2025-Q2")]
+
+
+def test_a_ducklake_commit_that_conflicts_runs_the_whole_transaction_again(postgres_database, tmp_path, caplog):
+    warehouse = lake(postgres_database, tmp_path / "lake")
+    first = date(2025, 1, 1)
+    with warehouse.connect() as writer, warehouse._lake_connection(warehouse.setting()) as other:
+        replace_rows(writer, "raw.entries", day_rows(first, ["a", "b"]), "day = ?", [first])
+        attempts = []
+
+        def delete_a() -> None:
+            attempts.append(len(attempts) + 1)
+            writer.execute("DELETE FROM raw.entries WHERE arxiv_id = 'a'")
+            if len(attempts) == 1:  # another writer commits a delete from the same table meanwhile
+                other.execute("DELETE FROM raw.entries WHERE arxiv_id = 'b'")
+
+        in_transaction(writer, delete_a)
+        assert attempts == [1, 2]
+        assert table(writer).height == 0
+    assert "conflicted with a concurrent writer (attempt 1 of 8)" in caplog.text
