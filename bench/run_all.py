@@ -15,6 +15,8 @@ it can):
 - bench/ingest.py (snapshot load, no-change refresh through the git mirrors and the fake
   GitHub), bench/link.py (linking speed and memory);
 - bench/faults.py, where it exists (fault injection against the fake servers);
+- bench/scale.py (a simulated day at 100 repositories and arXiv cs.*: GitHub requests
+  and token-hours, write time per warehouse backend and writers, linking at 200,000 papers);
 - bench/crash_trials.py with --crash-trials trials (0 skips it).
 
 Every bench's own output and figures (JSON) are kept in --out (default: a temporary
@@ -214,6 +216,24 @@ def faults(snapshot: Path, work: Path) -> list[Row]:
     return [Row("faults", f"exit {code}: {last[0][:120]}", "exit 0", code == 0, seconds)]
 
 
+def scale(snapshot: Path, work: Path) -> list[Row]:
+    code, figures, seconds = run_bench("scale.py", work, "--snapshot", str(snapshot))
+    if code != 0 or not figures:
+        return [Row("scale", f"exit {code}: see {work / 'scale.log'}", "exit 0", False, seconds)]
+    refresh = figures["github"]["refresh"]
+    billable = refresh["requests"] - refresh["not_modified"]
+    writes = ", ".join(
+        f"{row['backend'].split()[0]} x{row['writers']} " + (f"{row['seconds']:.1f} s" if "seconds" in row else "not measured")
+        for row in figures["github"]["writes"]
+    )
+    link = figures["link_scaled"]
+    return [
+        Row("scale: GitHub, 100 repos a day", f"{refresh['requests']} requests, {refresh['not_modified']} 304, {billable / 5000:.3f} token-hours", "≤ 1 token-hour", billable <= 5000, seconds),
+        Row("scale: writes of the day", writes, ""),
+        Row("scale: linking", f"{link['seconds']:.0f} s for {link['papers']:,} papers, peak {link['peak_rss_mb']:.0f} MB", ""),
+    ]  # fmt: skip
+
+
 def crashes(snapshot: Path, work: Path, trials: int) -> list[Row]:
     if trials <= 0:
         return [Row("crashes", "skipped (--crash-trials 0)", "")]
@@ -258,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         ("ingest", lambda: ingest(snapshot, work)),
         ("link", lambda: link(snapshot, work)),
         ("faults", lambda: faults(snapshot, work)),
+        ("scale", lambda: scale(snapshot, work)),
         ("crashes", lambda: crashes(snapshot, work, args.crash_trials)),
     ):
         started = time.monotonic()
