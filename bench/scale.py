@@ -216,6 +216,8 @@ class SimulatedRepos:
             Framework(f"repo-{index:03d}", f"lab{index % 10}/repo-{index:03d}", "main", (), ("CONTRIBUTING.md",))
             for index in range(self.count)
         ]
+        for repo in self.repos:
+            self.github.add_repo(repo.repo)  # a repository without threads yet lists none (no 404)
         self._numbers = {repo.slug: 0 for repo in self.repos}
         self._comment_ids = {repo.slug: (index + 1) * 10_000_000 for index, repo in enumerate(self.repos)}
         self._imported: set[str] = set()
