@@ -23,15 +23,16 @@ Prints one table:
    parallel processes on a DuckLake warehouse (TRACKER_WAREHOUSE=ducklake:postgres:...,
    TRACKER_DATA_PATH, on a throwaway PostgreSQL from fakes/postgres_cluster.py) where
    `build_resources` supports that setting; otherwise the rows say why they were not
-   measured. Each writer starts on a signal once loaded; the wall time runs from the
-   first start to the last end.
+   measured. Each writer is a process of its own (as a Dagster run is) and starts on a
+   signal once loaded; the wall time runs from the first start to the last end.
 4. Linking: `evidence_of` over the recorded histories against --link-papers papers (the
    recorded ones padded with generated ones, title lengths drawn from the recorded
    titles; bench/link.py) and against --link-baseline papers, each in its own process:
    time, peak RSS, and the ratio of the two (measured in the same run).
 
 --quick: 6 repositories, 1 day of history, one day of arXiv at 0.05 s spacing, linking
-at 1,000 against 2,000 papers, DuckDB only: under a minute (tests/test_scale_bench.py).
+at 1,000 and 2,000 papers in one process, DuckDB only: about a minute
+(tests/test_scale_bench.py).
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from math import ceil, exp
 from pathlib import Path
 from statistics import median, quantiles
 
@@ -103,7 +105,7 @@ class RecordedVolumes:
 
 def _poisson(rng: random.Random, mean: float) -> int:
     """A Poisson draw (Knuth's method: the means here are below 20)."""
-    limit, count, product = pow(2.718281828459045, -mean), 0, rng.random()
+    limit, count, product = exp(-mean), 0, rng.random()
     while product > limit:
         count += 1
         product *= rng.random()
@@ -167,8 +169,6 @@ def recorded_volumes(snapshot: Path) -> RecordedVolumes:
 def first_load_requests(volumes: RecordedVolumes, repos: int) -> int:
     """An estimate of the API requests of the first load of `repos` repositories the size
     of the median recorded one: every thread and comment, 100 a page."""
-    from math import ceil
-
     from orchestration.clients.github import PER_PAGE
 
     threads = median(volumes.thread_totals)
@@ -473,37 +473,42 @@ def measure_writes(batch_files: list[str], duckdb_base: Path, work: Path, quick:
 
 
 def _measure_lake(batch_files: list[str], work: Path) -> list[dict]:
+    """The last day written by 1, 4 and 8 processes into DuckLake warehouses that hold the
+    earlier days: those are loaded once, by one writer, into a catalog database that each
+    measurement then copies (PostgreSQL's CREATE DATABASE … TEMPLATE); the Parquet files
+    are shared (a write adds files, never changes one)."""
     from fakes.postgres_cluster import PostgresUnavailable, running_postgres
 
     backend = "ducklake (PostgreSQL catalog)"
+    data_path = work / "lake_data"
+    data_path.mkdir()
+
+    def environment(database: str) -> dict[str, str]:
+        return _clean_environment(TRACKER_WAREHOUSE=f"ducklake:postgres:{server.libpq(database)}", TRACKER_DATA_PATH=str(data_path))
+
     try:
         with running_postgres() as server:
+            server.create_database("lake_base")
+            loaded = subprocess.run(
+                _writer_command(batch_files[:-1], 0, 1, go=False), env=environment("lake_base"), cwd=work,
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if loaded.returncode != 0:
+                return [{"backend": backend, "writers": n, "error": f"failed: loading the earlier days: {_last_line(loaded.stderr)}"} for n in LAKE_WRITERS]
+            if not any(data_path.rglob("*.parquet")):
+                reason = "no Parquet file under TRACKER_DATA_PATH after loading (the setting did not reach the warehouse)"
+                return [{"backend": backend, "writers": n, "error": f"not measured: {reason}"} for n in LAKE_WRITERS]
             rows = []
             for writers in LAKE_WRITERS:
-                data_path = work / f"lake_{writers}"
-                data_path.mkdir()
-                server.create_database(f"lake{writers}")
-                settings = {
-                    "TRACKER_WAREHOUSE": f"ducklake:postgres:{server.libpq(f'lake{writers}')}",
-                    "TRACKER_DATA_PATH": str(data_path),
-                }
-                environ = _clean_environment(**settings)
+                database = f"lake_{writers}_writers"
+                subprocess.run(
+                    [str(server.bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(server.port), "-U", server.user, "-T", "lake_base", database],
+                    check=True, capture_output=True, timeout=300,
+                )  # fmt: skip
                 try:
-                    # The earlier days, by one writer, untimed: the same starting state as DuckDB's.
-                    loaded = subprocess.run(
-                        _writer_command(batch_files[:-1], 0, 1, go=False), env=environ, cwd=work,
-                        capture_output=True, text=True, check=False,
-                    )  # fmt: skip
-                    if loaded.returncode != 0:
-                        raise RuntimeError(f"loading the earlier days failed: {_last_line(loaded.stderr)}")
-                    seconds = parallel_write(batch_files[-1:], writers, environ, work)
+                    rows.append({"backend": backend, "writers": writers, "seconds": parallel_write(batch_files[-1:], writers, environment(database), work)})
                 except RuntimeError as error:
                     rows.append({"backend": backend, "writers": writers, "error": f"failed: {error}"})
-                    continue
-                if not any(data_path.rglob("*.parquet")):
-                    rows.append({"backend": backend, "writers": writers, "error": "not measured: no Parquet file under TRACKER_DATA_PATH after the writes (the setting did not reach the warehouse)"})
-                    continue
-                rows.append({"backend": backend, "writers": writers, "seconds": seconds})
             return rows
     except PostgresUnavailable as error:
         return [{"backend": backend, "writers": n, "error": f"not measured: no PostgreSQL server: {error}"} for n in LAKE_WRITERS]
@@ -513,7 +518,6 @@ def github_day(args: argparse.Namespace, volumes: RecordedVolumes, work: Path) -
     """Sections 1 and 3: the simulated repositories' days through git and the fake GitHub."""
     import pickle
 
-    from assets.sources.frameworks import write_commits  # noqa: F401  (import cost outside the timings)
     from fakes.git_http_server import GitHttpFixtures, running_git_http_server
     from fakes.github_server import running_fake_github
     from orchestration.resources import FrameworkSources
