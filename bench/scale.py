@@ -420,7 +420,7 @@ def _last_line(text: str) -> str:
 
 
 def _clean_environment(**settings: str) -> dict[str, str]:
-    environ = {k: v for k, v in os.environ.items() if k not in ("TRACKER_WAREHOUSE", "TRACKER_DATA_PATH", "TRACKER_DUCKDB_PATH")}
+    environ = {k: v for k, v in os.environ.items() if k not in ("TRACKER_WAREHOUSE", "TRACKER_DATA_PATH", "TRACKER_WRITERS", "TRACKER_DUCKDB_PATH")}
     return {**environ, "PYTHONPATH": str(ROOT), **settings}
 
 
