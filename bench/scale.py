@@ -193,28 +193,22 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(max(1, words)))
 
 
-@dataclass
 class SimulatedRepos:
     """`count` repositories: a bare git remote each under `remotes`, and their issues, pull
-    requests and comments in `github` (the fake GitHub's fixtures), grown day by day."""
+    requests and comments in `github` (the fake GitHub's fixtures), grown day by day;
+    `day_totals` holds each day's (commits, new threads, comments) over all of them."""
 
-    remotes: Path
-    count: int
-    volumes: RecordedVolumes
-    seed: int = 1
-    github: object = None
-    repos: list = field(default_factory=list)
-    day_totals: dict = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
+    def __init__(self, remotes: Path, count: int, volumes: RecordedVolumes, seed: int = 1) -> None:
         from fakes.github_server import GithubFixtures
         from orchestration.settings import Framework
 
-        self.rng = random.Random(self.seed)
+        self.remotes, self.volumes = remotes, volumes
+        self.rng = random.Random(seed)
         self.github = GithubFixtures()
+        self.day_totals: dict[date, list[int]] = {}
         self.repos = [
             Framework(f"repo-{index:03d}", f"lab{index % 10}/repo-{index:03d}", "main", (), ("CONTRIBUTING.md",))
-            for index in range(self.count)
+            for index in range(count)
         ]
         for repo in self.repos:
             self.github.add_repo(repo.repo)  # a repository without threads yet lists none (no 404)
@@ -386,26 +380,29 @@ def _writer_command(batch_files: Sequence[str], share: int, writers: int, go: bo
 
 def parallel_write(batch_files: Sequence[str], writers: int, environ: dict[str, str], cwd: Path) -> float:
     """Seconds from the first writer's start to the last one's end, `writers` processes
-    each writing its share of the last day in `batch_files` (the earlier days first, untimed)."""
-    children = [
-        subprocess.Popen(
-            _writer_command(batch_files, share, writers, go=True), env=environ, cwd=cwd, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        for share in range(writers)
-    ]
+    each writing its share of the last day in `batch_files` (the earlier days first, untimed).
+    Their logs go to files in `cwd` (a full pipe would stall a writer)."""
+    logs = [cwd / f"writer_{writers}_{share}.log" for share in range(writers)]
+    children = []
+    for share, log_file in enumerate(logs):
+        with log_file.open("w") as stderr:
+            children.append(subprocess.Popen(
+                _writer_command(batch_files, share, writers, go=True), env=environ, cwd=cwd, text=True,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+            ))  # fmt: skip
     try:
-        for child in children:
+        for child, log_file in zip(children, logs, strict=True):
             if child.stdout.readline().strip() != "ready":
-                raise RuntimeError(f"a writer failed before writing: {_last_line(child.communicate()[1])}")
+                child.wait()
+                raise RuntimeError(f"a writer failed before writing: {_last_line(log_file.read_text())}")
         for child in children:
             child.stdin.write("go\n")
             child.stdin.flush()
         results = []
-        for child in children:
-            out, err = child.communicate(timeout=3600)
+        for child, log_file in zip(children, logs, strict=True):
+            out, _ = child.communicate(timeout=3600)
             if child.returncode != 0:
-                raise RuntimeError(f"a writer exited {child.returncode}: {_last_line(err)}")
+                raise RuntimeError(f"a writer exited {child.returncode}: {_last_line(log_file.read_text())}")
             results.append(json.loads(out.strip().splitlines()[-1]))
     finally:
         for child in children:

@@ -183,7 +183,7 @@ def import_history(bare: Path, branch: str, commits: Iterable[dict], *, append: 
     commits: the new pack holds only their objects, as a push would).
     Returns the head's sha."""
     parent = git("--git-dir", str(bare), "rev-parse", f"refs/heads/{branch}") if append else None
-    if not append:
+    if parent is None:
         git("init", "--quiet", "--bare", "--initial-branch", branch, str(bare))
     stream = bytearray()
 
