@@ -378,10 +378,11 @@ def _writer_command(batch_files: Sequence[str], share: int, writers: int, go: bo
     return [sys.executable, __file__, "--phase", "write", "--share", f"{share}/{writers}", *(["--go"] if go else []), *batch_files]
 
 
-def parallel_write(batch_files: Sequence[str], writers: int, environ: dict[str, str], cwd: Path) -> float:
-    """Seconds from the first writer's start to the last one's end, `writers` processes
-    each writing its share of the last day in `batch_files` (the earlier days first, untimed).
-    Their logs go to files in `cwd` (a full pipe would stall a writer)."""
+def parallel_write(batch_files: Sequence[str], writers: int, environ: dict[str, str], cwd: Path) -> dict:
+    """`writers` processes each writing its share of the last day in `batch_files` (the
+    earlier days first, untimed): the seconds from the first writer's start to the last
+    one's end, and the log lines that report a commit conflict (each one a transaction
+    run again). Their logs go to files in `cwd` (a full pipe would stall a writer)."""
     logs = [cwd / f"writer_{writers}_{share}.log" for share in range(writers)]
     children = []
     for share, log_file in enumerate(logs):
@@ -408,7 +409,8 @@ def parallel_write(batch_files: Sequence[str], writers: int, environ: dict[str, 
         for child in children:
             if child.poll() is None:
                 child.kill()
-    return max(r["ended"] for r in results) - min(r["started"] for r in results)
+    conflicts = sum(line.lower().count("conflict") > 0 for log_file in logs for line in log_file.read_text().splitlines())
+    return {"seconds": max(r["ended"] for r in results) - min(r["started"] for r in results), "conflicts": conflicts}
 
 
 def _last_line(text: str) -> str:
@@ -457,8 +459,8 @@ def measure_writes(batch_files: list[str], duckdb_base: Path, work: Path, quick:
     database = work / "write_duckdb.duckdb"
     shutil.copyfile(duckdb_base, database)
     try:
-        seconds = parallel_write(batch_files[-1:], 1, _clean_environment(TRACKER_DUCKDB_PATH=str(database)), work)
-        rows.append({"backend": "duckdb (embedded file)", "writers": 1, "seconds": seconds})
+        written = parallel_write(batch_files[-1:], 1, _clean_environment(TRACKER_DUCKDB_PATH=str(database)), work)
+        rows.append({"backend": "duckdb (embedded file)", "writers": 1, **written})
     except RuntimeError as error:
         rows.append({"backend": "duckdb (embedded file)", "writers": 1, "error": str(error)})
     reason = "skipped by --quick (run without it)" if quick else lake_setting_unsupported(work)
@@ -503,7 +505,7 @@ def _measure_lake(batch_files: list[str], work: Path) -> list[dict]:
                     check=True, capture_output=True, timeout=300,
                 )  # fmt: skip
                 try:
-                    rows.append({"backend": backend, "writers": writers, "seconds": parallel_write(batch_files[-1:], writers, environment(database), work)})
+                    rows.append({"backend": backend, "writers": writers, **parallel_write(batch_files[-1:], writers, environment(database), work)})
                 except RuntimeError as error:
                     rows.append({"backend": backend, "writers": writers, "error": f"failed: {error}"})
             return rows
@@ -703,7 +705,8 @@ def report(figures: dict, args: argparse.Namespace) -> list[str]:
         label = f"write the day: {row['backend']}, {row['writers']} writer{'s' if row['writers'] > 1 else ''}"
         if "seconds" in row:
             ratio = f" ({duckdb_seconds / row['seconds']:.2f}x the DuckDB default's speed)" if duckdb_seconds and not row["backend"].startswith("duckdb") else ""
-            rows.append((label, f"{row['seconds']:.2f} s for {args.repos} repositories' slices{ratio}"))
+            conflicts = f"; {row['conflicts']} commit conflict(s) retried" if row["conflicts"] else ""
+            rows.append((label, f"{row['seconds']:.2f} s for {args.repos} repositories' slices{ratio}{conflicts}"))
         else:
             rows.append((label, row["error"]))
     baseline, scaled = figures["link_baseline"], figures["link_scaled"]
