@@ -24,6 +24,7 @@ same functions.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -203,6 +204,7 @@ def main() -> int:
     parser.add_argument("--entries", type=int, default=200, help="arXiv entries over the ten days (10 a page)")
     parser.add_argument("--threads", type=int, default=500, help="GitHub threads per framework (2 comments each)")
     parser.add_argument("--arxiv-interval", type=float, default=0.5, help="seconds between arXiv requests")
+    parser.add_argument("--json", metavar="OUT", help="also write the figures to this file (bench/run_all.py reads it)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         world = build_world(Path(folder), framework_count=args.frameworks, entries=args.entries, threads=args.threads)
@@ -228,6 +230,21 @@ def main() -> int:
           f"{'never broken' if spaced else 'BROKEN'}")
     print(f"wall time:        fault-free {clean.seconds:.1f} s, with faults {faulty.seconds:.1f} s, "
           f"ratio {faulty.seconds / clean.seconds:.2f}")
+    if args.json:
+        figures = {
+            "injected": injected,
+            "requests": sum(faulty.requests.values()),
+            "kinds": len({kind for counter in faulty.injected.values() for kind in counter}),
+            "retries": faulty.retries,
+            "tables": len(faulty.hashes),
+            "rows": rows,
+            "differing_tables": differing,
+            "duplicates": duplicates,
+            "smallest_arxiv_gap_s": smallest_gap,
+            "arxiv_interval_s": args.arxiv_interval,
+            "seconds": {"fault_free": clean.seconds, "faulty": faulty.seconds},
+        }
+        Path(args.json).write_text(json.dumps(figures, indent=2))
     return 0 if not differing and not duplicates and spaced else 1
 
 

@@ -14,7 +14,9 @@ it can):
   (target ≤ 10 s);
 - bench/ingest.py (snapshot load, no-change refresh through the git mirrors and the fake
   GitHub), bench/link.py (linking speed and memory);
-- bench/faults.py, where it exists (fault injection against the fake servers);
+- bench/faults.py (fault injection against the fake servers);
+- tests/test_bad_input.py with --fuzz-examples fresh hostile inputs per property, and
+  tests/test_secrets.py (sentinel secrets searched everywhere the tracker writes);
 - bench/scale.py (a simulated day at 100 repositories and arXiv cs.*: GitHub requests
   and token-hours, write time per warehouse backend and writers, linking at 200,000 papers);
 - bench/crash_trials.py with --crash-trials trials (0 skips it).
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import signal
 import socket
@@ -208,13 +211,43 @@ def link(snapshot: Path, work: Path) -> list[Row]:
 
 
 def faults(snapshot: Path, work: Path) -> list[Row]:
-    script = BENCH / "faults.py"
-    if not script.exists():
-        return [Row("faults", "bench/faults.py not there yet", "")]
-    command = [sys.executable, str(script)]
-    code, seconds, _ = run_sampled(command, run_environment(work, "faults"), work / "faults.log", 7200)
-    last = (work / "faults.log").read_text().strip().splitlines()[-1:] or [""]
-    return [Row("faults", f"exit {code}: {last[0][:120]}", "exit 0", code == 0, seconds)]
+    code, figures, seconds = run_bench("faults.py", work)
+    if not figures:
+        return [Row("faults", f"exit {code}: see {work / 'faults.log'}", "exit 0", False, seconds)]
+    same = not figures["differing_tables"]
+    return [
+        Row("faults: injected", f"{figures['injected']} of {figures['requests']} requests ({figures['kinds']} kinds), "
+            f"{figures['retries']} retries", "", None, seconds),
+        Row("faults: tables", f"{figures['tables']} tables, {figures['rows']} rows: hashes "
+            f"{'equal to' if same else 'DIFFER from'} a fault-free run; {figures['duplicates']} duplicate rows", "equal, 0", same and not figures["duplicates"]),
+        Row("faults: arXiv spacing", f"smallest gap {figures['smallest_arxiv_gap_s']:.3f} s (configured {figures['arxiv_interval_s']} s)",
+            "never below", figures["smallest_arxiv_gap_s"] >= figures["arxiv_interval_s"]),
+    ]  # fmt: skip
+
+
+def pytest_run(work: Path, name: str, test_file: str, *arguments: str, **extra: str) -> tuple[int | None, str, float]:
+    """A test file run by pytest: (exit code, its output, seconds)."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_file, *arguments]
+    code, seconds, _ = run_sampled(command, run_environment(work, name, **extra), work / f"{name}.log", 7200)
+    return code, (work / f"{name}.log").read_text(errors="replace"), seconds
+
+
+def fuzzed_inputs(work: Path, examples: int) -> list[Row]:
+    """The property-based tests of hostile input with `examples` fresh inputs per property."""
+    code, output, seconds = pytest_run(
+        work, "fuzz", "tests/test_bad_input.py", "--hypothesis-show-statistics", TRACKER_FUZZ_EXAMPLES=str(examples)
+    )
+    passing = sum(int(count) for count in re.findall(r"(\d+) passing\b", output))
+    failing = sum(int(count) for count in re.findall(r"(\d+) failing\b", output))
+    return [Row("inputs fuzzed", f"{passing} hostile inputs passed, {failing} failed ({examples} per property)",
+                "0 failed", code == 0 and failing == 0, seconds)]  # fmt: skip
+
+
+def leaks(work: Path) -> list[Row]:
+    code, output, seconds = pytest_run(work, "secrets", "tests/test_secrets.py")
+    summary = (output.strip().splitlines() or [""])[-1]
+    return [Row("secrets leaked", f"{'0' if code == 0 else 'see ' + str(work / 'secrets.log')} (sentinel token and key "
+                f"searched in logs, run storage, metadata, warehouse, mirrors, site: {summary})", "0", code == 0, seconds)]  # fmt: skip
 
 
 def scale(snapshot: Path, work: Path) -> list[Row]:
@@ -263,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshot", default=str(ROOT.parent / "shared" / "snapshots"))
     parser.add_argument("--crash-trials", type=int, default=21)
     parser.add_argument("--out", metavar="DIR", help="keep every bench's output and figures here")
+    parser.add_argument("--fuzz-examples", type=int, default=1000, help="hostile inputs per property (default 1000)")
     args = parser.parse_args(argv)
     snapshot = Path(args.snapshot).resolve()
     if not (snapshot / "arxiv").is_dir():
@@ -279,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         ("ingest", lambda: ingest(snapshot, work)),
         ("link", lambda: link(snapshot, work)),
         ("faults", lambda: faults(snapshot, work)),
+        ("inputs fuzzed", lambda: fuzzed_inputs(work, args.fuzz_examples)),
+        ("secrets", lambda: leaks(work)),
         ("scale", lambda: scale(snapshot, work)),
         ("crashes", lambda: crashes(snapshot, work, args.crash_trials)),
     ):

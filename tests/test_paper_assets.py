@@ -2,6 +2,8 @@
 tables, metadata, overrides from a curation folder, and OpenAlex skipped or used (fake)."""
 
 import re
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,7 +16,8 @@ from assets.sources.assets import arxiv_entries, openalex_works
 from orchestration.cli import RANGE_END_TAG, RANGE_START_TAG
 from orchestration.clients.snapshot_files import SnapshotFileError
 from orchestration.resources import ArxivSource, Curation, OpenAlexSource
-from orchestration.warehouse import Warehouse, replace_table
+from orchestration.warehouse import WRITER_POOL, Warehouse, replace_table
+from fakes.serving import silent_server
 from fakes.openalex_server import OpenAlexFixtures, authorship, running_fake_openalex
 from tests.helpers import recorded_counts, shared_snapshots
 from tests.snapshot_fixtures import affiliation_record, write_affiliations
@@ -305,3 +308,53 @@ def test_curation_rows_about_papers_not_harvested_wait_for_them(warehouse, curat
     assert screening_figures["overrides_waiting_for_paper"] == 2
     assert "screening.csv:3 2606.00042" in screening_figures["overrides_waiting"]
     assert "affiliations.csv:3 2606.00042" in screening_figures["overrides_waiting"]
+
+
+STALLED = {"timeout_s": 0.2, "max_retries": 1000, "backoff_s": 0.01, "deadline_minutes": 0.05}
+
+
+@pytest.mark.parametrize(
+    ("asset", "fetch_step", "stalled_source"),
+    [
+        (openalex_works, "openalex_works.fetch", lambda url: {"openalex": OpenAlexSource(api_url=url, api_key="k", min_interval_s=0, **STALLED)}),
+        (paper_aliases, "paper_aliases.fetch", lambda url: {"arxiv": ArxivSource(api_url=url, html_url=url, min_interval_s=0, **STALLED)}),
+    ],
+    ids=["openalex", "report_texts"],
+)
+def test_a_stalled_source_holds_no_writer_slot_while_the_asset_waits_for_it(warehouse, curation, tmp_path, asset, fetch_step, stalled_source):
+    """OpenAlex and the reports' texts are fetched outside the writer pool: while the fetch
+    waits on a server that never answers, another writer can take the slot."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text("concurrency:\n  pools:\n    default_limit: 1\n")
+    finished: dict[str, dg.ExecuteInProcessResult] = {}
+    with silent_server() as url, dg.DagsterInstance.from_config(str(home)) as instance:
+        storage = instance.event_log_storage
+        storage.set_concurrency_slots(WRITER_POOL, 1)
+        resources = {
+            "warehouse": warehouse,
+            "curation": Curation(overrides_dir=str(curation)),
+            "openalex": OpenAlexSource(api_key=None),
+            "arxiv": ArxivSource(snapshot_dir=str(curation)),
+        } | stalled_source(url)
+
+        def run() -> None:
+            finished["result"] = dg.materialize([asset], instance=instance, resources=resources, run_config=QUIET, raise_on_error=False)
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        fetching = False
+        while thread.is_alive() and not fetching:
+            time.sleep(0.05)
+            fetching = any(
+                event.dagster_event and event.dagster_event.event_type == dg.DagsterEventType.STEP_START and event.step_key == fetch_step
+                for run in instance.get_runs()
+                for event in instance.all_logs(run.run_id)
+            )
+        assert fetching, "the fetch step never started"
+        # The fetch waits on the silent server, and the slot is free for another writer.
+        claimed = storage.claim_concurrency_slot(WRITER_POOL, "another-writer", "write")
+        assert claimed.slot_status.value == "CLAIMED"
+        storage.free_concurrency_slots_for_run("another-writer")
+        thread.join(timeout=120)
+    assert "result" in finished

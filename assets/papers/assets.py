@@ -1,5 +1,7 @@
 """The papers stage: papers, the names their methods go by, and their screening."""
 
+from dataclasses import dataclass
+
 import dagster as dg
 import polars as pl
 
@@ -17,7 +19,15 @@ from assets.preview import table_metadata, waiting_overrides_metadata
 from orchestration.clients.openalex import openalex_affiliations
 from orchestration.curation import waiting_for_papers
 from orchestration.jobs import derived_automation
-from orchestration.clients.reports import ReportFetchError, cached_report_texts, tech_report_config
+from orchestration.clients.reports import (
+    ReportFetch,
+    ReportFetchError,
+    ReportTextsPlan,
+    fetch_report_texts,
+    report_texts_plan,
+    stored_report_texts,
+    tech_report_config,
+)
 from orchestration.resources import ArxivSource, Curation, OpenAlexSource
 from orchestration.settings import frameworks, maintainer_companies
 from orchestration.tables import (
@@ -64,36 +74,66 @@ def papers(context: dg.AssetExecutionContext, warehouse: Warehouse) -> dg.Materi
 _PAPER_INPUT_COLUMNS = ["arxiv_id", "title", "abstract", "comment", "author_affiliations", "cohort"]
 
 
-@dg.asset(
-    group_name="papers",
-    **catalog(CORE_PAPER_ALIASES),
-    kinds={"polars", "duckdb"},
-    deps=[papers],
-    pool=WRITER_POOL,
-    automation_condition=derived_automation,
-)
-def paper_aliases(
-    context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse, arxiv: ArxivSource
-) -> dg.MaterializeResult:
-    """One row per (paper, name its method goes by): `alias` as written, `normalized`
-    (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
-    we_propose, named, enumerated, long_form, report, variant, override), `ambiguous`
-    (claimed by two or more papers) and `case_sensitive` (a short all-capital acronym).
-    `report` names come from the text of the configured technical reports
-    (orchestration/config/tech_reports.toml); overrides/aliases.csv adds and removes names.
-    """
-    source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
-    overrides = read_alias_overrides(curation.path("aliases.csv"))
-    report_ids = tech_report_config().reports_among(source["arxiv_id"].to_list())
+@dataclass
+class AliasInputs:
+    """What paper_aliases reads of the warehouse: the papers, and which technical-report
+    texts are cached and which are to be fetched (None: no configured report harvested)."""
+
+    papers: pl.DataFrame
+    reports: ReportTextsPlan | None
+
+
+@dataclass
+class FetchedReportTexts:
+    """What the fetch of report texts received, or why there is no text this run."""
+
+    fetched: ReportFetch | pl.DataFrame | None
+    unavailable: str | None = None
+
+
+@dg.op(description="Read the papers and the cached report texts (in the writer pool).", ins={"papers": dg.In(dg.Nothing)}, pool=WRITER_POOL)
+def read_alias_inputs(context: dg.OpExecutionContext, warehouse: Warehouse, arxiv: ArxivSource) -> AliasInputs:
+    with warehouse.session():
+        source = warehouse.read_table(CORE_PAPERS, _PAPER_INPUT_COLUMNS)
+        report_ids = tech_report_config().reports_among(source["arxiv_id"].to_list())
+        plan = report_texts_plan(warehouse, arxiv.report_texts(), report_ids, context.log) if report_ids else None
+    return AliasInputs(source, plan)
+
+
+@dg.op(description="Fetch the technical-report texts not cached yet (no warehouse, no writer slot).")
+def fetch_alias_report_texts(context: dg.OpExecutionContext, arxiv: ArxivSource, inputs: AliasInputs) -> FetchedReportTexts:
+    if inputs.reports is None:
+        return FetchedReportTexts(None)
     try:
-        passages = cached_report_texts(warehouse, arxiv.report_texts(), report_ids, context.log) if report_ids else None
-        report_text_note = f"{0 if passages is None else passages['report_id'].n_unique()} of {len(report_ids)} harvested reports"
+        return FetchedReportTexts(fetch_report_texts(arxiv.report_texts(), inputs.reports, context.log))
     except (FileNotFoundError, ReportFetchError) as unavailable:
-        # Names from the abstracts still stand; the report names come with the next run that reads them.
-        context.log.warning(f"paper_aliases: no technical-report text this run ({unavailable})")
-        passages, report_text_note = None, f"unavailable: {unavailable}"
-    result = paper_aliases_of(source, overrides, passages)
-    with warehouse.connect() as conn:
+        return FetchedReportTexts(None, str(unavailable))
+
+
+@dg.op(description="Cache the fetched report texts, find the names and replace the table (in the writer pool).", pool=WRITER_POOL)
+def write_paper_aliases(
+    context: dg.OpExecutionContext,
+    curation: Curation,
+    warehouse: Warehouse,
+    inputs: AliasInputs,
+    reports: FetchedReportTexts,
+) -> dg.Output:
+    source, plan, unavailable = inputs.papers, inputs.reports, reports.unavailable
+    overrides = read_alias_overrides(curation.path("aliases.csv"))
+    with warehouse.session() as conn:
+        passages = None
+        if plan is not None and reports.fetched is not None:
+            try:
+                passages = stored_report_texts(warehouse, plan, reports.fetched, context.log)
+            except ReportFetchError as error:
+                unavailable = str(error)
+        if unavailable is not None:
+            # Names from the abstracts still stand; the report names come with the next run that reads them.
+            context.log.warning(f"paper_aliases: no technical-report text this run ({unavailable})")
+            passages, report_text_note = None, f"unavailable: {unavailable}"
+        else:
+            report_text_note = f"{0 if passages is None else passages['report_id'].n_unique()} of {len(plan.wanted) if plan else 0} harvested reports"
+        result = paper_aliases_of(source, overrides, passages)
         replace_table(conn, CORE_PAPER_ALIASES.name, result)
     from_overrides = int(result["source"].eq("override").sum())
     removed = int(overrides["action"].eq("remove").sum())
@@ -102,7 +142,8 @@ def paper_aliases(
         f"paper_aliases: {result.height} names of {result['arxiv_id'].n_unique()} papers; "
         f"{waiting.height} curated alias row(s) wait for papers not harvested yet"
     )
-    return dg.MaterializeResult(
+    return dg.Output(
+        None,
         metadata=table_metadata(
             result,
             ["arxiv_id", "alias", "normalized", "source", "ambiguous", "case_sensitive"],
@@ -113,8 +154,28 @@ def paper_aliases(
             aliases_from_reports=int(result["source"].eq("report").sum()),
             report_texts=report_text_note,
             **waiting_overrides_metadata({"aliases.csv": waiting}),
-        )
+        ),
     )
+
+
+@dg.graph_asset(
+    group_name="papers",
+    **catalog(CORE_PAPER_ALIASES),
+    kinds={"polars", "duckdb"},
+    ins={"papers": dg.AssetIn(dg.AssetKey("papers"), dagster_type=dg.Nothing)},
+    automation_condition=derived_automation,
+)
+def paper_aliases(papers):
+    """One row per (paper, name its method goes by): `alias` as written, `normalized`
+    (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
+    we_propose, named, enumerated, long_form, report, variant, override), `ambiguous`
+    (claimed by two or more papers) and `case_sensitive` (a short all-capital acronym).
+    `report` names come from the text of the configured technical reports
+    (orchestration/config/tech_reports.toml), fetched outside the writer pool and cached
+    in raw.report_texts; overrides/aliases.csv adds and removes names.
+    """
+    inputs = read_alias_inputs.alias("read")(papers)
+    return write_paper_aliases.alias("write")(inputs, fetch_alias_report_texts.alias("fetch")(inputs))
 
 
 @dg.asset(

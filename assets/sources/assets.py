@@ -341,48 +341,89 @@ def framework_sources_refresh():
     return write_framework_sources.alias("write")(state, fetch_framework_sources.alias("fetch")(state))
 
 
-@dg.asset(
-    group_name="sources",
-    **catalog(RAW_OPENALEX_WORKS),
-    kinds={"openalex", "duckdb"},
-    deps=[dg.AssetKey("papers")],
+@dataclass
+class OpenAlexAsk:
+    """The papers OpenAlex is to be asked about, and how many answers are cached."""
+
+    missing: list[str]
+    cached: int
+
+
+@dataclass
+class OpenAlexFetch:
+    """What one lookup received (None when no API key is set), and how many requests it took."""
+
+    works: pl.DataFrame | None
+    requests: int
+    skipped: int
+
+
+@dg.op(
+    description="Find the papers without any affiliation that OpenAlex was never asked about (in the writer pool).",
+    ins={"papers": dg.In(dg.Nothing)},
     pool=WRITER_POOL,
-    automation_condition=derived_automation,
 )
-def openalex_works(
-    context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse, openalex: OpenAlexSource
-) -> dg.MaterializeResult:
-    """One cached OpenAlex answer per arXiv id asked (HTTP status and the authorships as
-    JSON), for the papers that overrides, arXiv and (in snapshot mode) the recorded
-    affiliations leave without any affiliation. Each paper is asked once; without
-    OPENALEX_API_KEY nothing is asked and the papers' maintainer company stays unknown."""
-    papers = warehouse.read_table(CORE_PAPERS, ["arxiv_id", "author_affiliations"])
+def openalex_papers_to_ask(
+    context: dg.OpExecutionContext, curation: Curation, warehouse: Warehouse, openalex: OpenAlexSource
+) -> OpenAlexAsk:
+    with warehouse.session():
+        papers = warehouse.read_table(CORE_PAPERS, ["arxiv_id", "author_affiliations"])
+        cached = warehouse.read_table(RAW_OPENALEX_WORKS, ["arxiv_id"])
     curated = override_affiliations(read_affiliation_overrides(curation.path("affiliations.csv")))
     wanted = papers_without_affiliations(
         papers, curated, arxiv_affiliations(papers), openalex.recorded_affiliations(context.log)
     )
-    cached = warehouse.read_table(RAW_OPENALEX_WORKS)
-    missing = sorted(set(wanted) - set(cached["arxiv_id"]))
-    figures: dict[str, object] = {"openalex_cached": cached.height, "openalex_requests": 0}
+    return OpenAlexAsk(sorted(set(wanted) - set(cached["arxiv_id"])), cached.height)
+
+
+@dg.op(description="Ask OpenAlex about those papers (no warehouse, no writer slot).")
+def fetch_openalex_works(context: dg.OpExecutionContext, openalex: OpenAlexSource, ask: OpenAlexAsk) -> OpenAlexFetch:
     lookup = openalex.lookup()
     if lookup is None:
-        if missing:
+        if ask.missing:
             context.log.info(
-                f"openalex_works: OPENALEX_API_KEY is not set, so OpenAlex was skipped for {len(missing)} papers "
+                f"openalex_works: OPENALEX_API_KEY is not set, so OpenAlex was skipped for {len(ask.missing)} papers "
                 "without affiliations (their maintainer_company stays unknown)"
             )
-        figures["openalex_skipped"] = len(missing)
-    elif missing:
-        try:
-            fetched = lookup.works(missing, context.log)
-        finally:
-            close = getattr(lookup, "close", None)
-            if close:
-                close()
-        if fetched.height:
-            with warehouse.connect() as conn:
-                upsert_rows(conn, RAW_OPENALEX_WORKS.name, fetched, ["arxiv_id"])
-            cached = pl.concat([cached.filter(~pl.col("arxiv_id").is_in(fetched["arxiv_id"].implode())), fetched])
-        figures["openalex_requests"] = getattr(lookup, "requests", fetched.height)
-        figures["openalex_fetched"] = fetched.height
-    return dg.MaterializeResult(metadata=table_metadata(cached, ["arxiv_id", "status", "fetched_at"], **figures))
+        return OpenAlexFetch(None, 0, len(ask.missing))
+    if not ask.missing:
+        return OpenAlexFetch(None, 0, 0)
+    try:
+        works = lookup.works(ask.missing, context.log)
+    finally:
+        close = getattr(lookup, "close", None)
+        if close:
+            close()
+    return OpenAlexFetch(works, getattr(lookup, "requests", works.height), 0)
+
+
+@dg.op(description="Store the answers received, in one transaction (in the writer pool).", pool=WRITER_POOL)
+def write_openalex_works(warehouse: Warehouse, ask: OpenAlexAsk, fetch: OpenAlexFetch) -> dg.Output:
+    figures: dict[str, object] = {"openalex_cached": ask.cached, "openalex_requests": fetch.requests}
+    with warehouse.session() as conn:
+        if fetch.works is not None and fetch.works.height:
+            upsert_rows(conn, RAW_OPENALEX_WORKS.name, fetch.works, ["arxiv_id"])
+        cached = warehouse.read_table(RAW_OPENALEX_WORKS)
+    if fetch.works is None:
+        figures["openalex_skipped"] = fetch.skipped
+    else:
+        figures["openalex_fetched"] = fetch.works.height
+    return dg.Output(None, metadata=table_metadata(cached, ["arxiv_id", "status", "fetched_at"], **figures))
+
+
+@dg.graph_asset(
+    group_name="sources",
+    **catalog(RAW_OPENALEX_WORKS),
+    kinds={"openalex", "duckdb"},
+    ins={"papers": dg.AssetIn(dg.AssetKey("papers"), dagster_type=dg.Nothing)},
+    automation_condition=derived_automation,
+)
+def openalex_works(papers):
+    """One cached OpenAlex answer per arXiv id asked (HTTP status and the authorships as
+    JSON), for the papers that overrides, arXiv and (in snapshot mode) the recorded
+    affiliations leave without any affiliation. Each paper is asked once; without
+    OPENALEX_API_KEY nothing is asked and the papers' maintainer company stays unknown.
+    The lookup runs outside the writer pool; reading what to ask and writing the answers
+    take its slot."""
+    ask = openalex_papers_to_ask.alias("ask")(papers)
+    return write_openalex_works.alias("write")(ask, fetch_openalex_works.alias("fetch")(ask))

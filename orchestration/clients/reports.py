@@ -389,37 +389,70 @@ def _failure_message(failed: dict[str, str]) -> str:
     return f"technical-report text could not be fetched for {len(failed)} report(s) ({reasons}); rerun later to fetch them"
 
 
-def cached_report_texts(
-    warehouse: Warehouse, source: ReportTextSource, arxiv_ids: Sequence[str], log: Log, *, refresh: bool = False
-) -> pl.DataFrame:
-    """REPORT_TEXT_SCHEMA rows of the reports, in the order of `arxiv_ids`.
+@dataclass(frozen=True)
+class ReportTextsPlan:
+    """Which reports a run wants, which of them the cache holds, and which to fetch."""
 
-    A live source is cached in raw.report_texts: only the reports not cached yet are
-    fetched (all of them with `refresh`), and written in one transaction before any
-    error is raised, so a report fetched once is not fetched again. A recorded source
-    (the snapshot's excerpts) is read as it is, never cached. Raises ReportFetchError
-    naming the reports that could not be fetched; a report arXiv does not know is logged
-    and has no rows.
-    """
+    wanted: list[str]
+    cached: pl.DataFrame  # RAW_REPORT_TEXTS rows of the wanted reports already cached
+    to_fetch: list[str]
+
+
+def report_texts_plan(
+    warehouse: Warehouse, source: ReportTextSource, arxiv_ids: Sequence[str], log: Log, *, refresh: bool = False
+) -> ReportTextsPlan:
+    """Read the cache (the only step that touches the warehouse before the fetch): a live
+    source fetches the reports not cached yet (all of them with `refresh`); a recorded
+    source is read whole, never cached."""
     wanted = list(dict.fromkeys(arxiv_ids))
     if not isinstance(source, LiveReportTextSource):
-        return source.report_texts(wanted)
+        return ReportTextsPlan(wanted, pl.DataFrame(schema=RAW_REPORT_TEXTS.schema), wanted)
     cached = warehouse.read_table(RAW_REPORT_TEXTS).filter(pl.col("report_id").is_in(wanted))
     already = set(cached["report_id"])
     to_fetch = wanted if refresh else [arxiv_id for arxiv_id in wanted if arxiv_id not in already]
     log.info(f"reports: {len(wanted) - len(to_fetch)} of {len(wanted)} cached in {RAW_REPORT_TEXTS.name}; fetching {len(to_fetch)}")
-    if not to_fetch:
-        return report_text_rows(cached, wanted)
-    fetch = source.fetch(to_fetch, log)
-    if fetch.rows.height:
+    return ReportTextsPlan(wanted, cached, to_fetch)
+
+
+def fetch_report_texts(source: ReportTextSource, plan: ReportTextsPlan, log: Log) -> ReportFetch | pl.DataFrame:
+    """The network (or recorded-file) half, no warehouse: a live source's ReportFetch, or a
+    recorded source's REPORT_TEXT_SCHEMA rows."""
+    if not isinstance(source, LiveReportTextSource):
+        return source.report_texts(plan.wanted)
+    if not plan.to_fetch:
+        return ReportFetch(pl.DataFrame(schema=RAW_REPORT_TEXTS.schema), (), {}, 0)
+    return source.fetch(plan.to_fetch, log)
+
+
+def stored_report_texts(
+    warehouse: Warehouse, plan: ReportTextsPlan, fetched: ReportFetch | pl.DataFrame, log: Log
+) -> pl.DataFrame:
+    """REPORT_TEXT_SCHEMA rows of the wanted reports, in their order, after caching what a
+    live fetch received in one transaction, before any error is raised (a report fetched
+    once is not fetched again). Raises ReportFetchError naming the reports that could not
+    be fetched; a report arXiv does not know is logged and has no rows."""
+    if isinstance(fetched, pl.DataFrame):
+        return fetched
+    cached = plan.cached
+    if fetched.rows.height:
         with warehouse.connect() as conn:
-            upsert_rows(conn, RAW_REPORT_TEXTS.name, fetch.rows, ["report_id"])
-        cached = pl.concat([cached.filter(~pl.col("report_id").is_in(fetch.rows["report_id"].implode())), fetch.rows])
-    if fetch.missing:
+            upsert_rows(conn, RAW_REPORT_TEXTS.name, fetched.rows, ["report_id"])
+        cached = pl.concat([cached.filter(~pl.col("report_id").is_in(fetched.rows["report_id"].implode())), fetched.rows])
+    if fetched.missing:
         log.warning(
-            f"reports: arXiv's API does not list {', '.join(fetch.missing)}; they have no text (check their arxiv_id "
+            f"reports: arXiv's API does not list {', '.join(fetched.missing)}; they have no text (check their arxiv_id "
             f"in {TECH_REPORTS_PATH})"
         )
-    if fetch.failed:
-        raise ReportFetchError(_failure_message(fetch.failed))
-    return report_text_rows(cached, wanted)
+    if fetched.failed:
+        raise ReportFetchError(_failure_message(fetched.failed))
+    return report_text_rows(cached, plan.wanted)
+
+
+def cached_report_texts(
+    warehouse: Warehouse, source: ReportTextSource, arxiv_ids: Sequence[str], log: Log, *, refresh: bool = False
+) -> pl.DataFrame:
+    """REPORT_TEXT_SCHEMA rows of the reports, in the order of `arxiv_ids`: the plan, the
+    fetch and the store in one call (the asset runs them as separate ops, so that the
+    fetch holds no writer slot)."""
+    plan = report_texts_plan(warehouse, source, arxiv_ids, log, refresh=refresh)
+    return stored_report_texts(warehouse, plan, fetch_report_texts(source, plan, log), log)
