@@ -20,6 +20,7 @@ import resource
 import string
 import sys
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -40,13 +41,17 @@ _WORDS = (
 ).split()
 
 
-def generated_papers(count: int, seed: int = 7) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """`count` made-up papers (ids 2590.00000 on: no real month) and one acronym each."""
+def generated_papers(
+    count: int, seed: int = 7, title_words: Sequence[int] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`count` made-up papers (ids 2590.00000 on: no real month) and one acronym each;
+    a title has 4 to 9 words after its acronym, or a length drawn from `title_words`."""
     rng = random.Random(seed)
     ids, titles, acronyms = [], [], []
     seen = set()
     for index in range(count):
-        words = rng.sample(_WORDS, rng.randint(4, 9))
+        length = rng.choice(title_words) if title_words else rng.randint(4, 9)
+        words = [rng.choice(_WORDS) for _ in range(length)] if title_words else rng.sample(_WORDS, length)
         acronym = "".join(rng.choice(string.ascii_uppercase) for _ in range(rng.randint(3, 4))) + "PO"
         while acronym in seen:
             acronym = "".join(rng.choice(string.ascii_uppercase) for _ in range(4)) + "PO"
@@ -70,6 +75,21 @@ def generated_papers(count: int, seed: int = 7) -> tuple[pl.DataFrame, pl.DataFr
         case_sensitive=pl.lit(True),
     )
     return papers, aliases
+
+
+def linking_inputs(
+    data: dict[str, pl.DataFrame], count: int, title_words: Sequence[int] | None = None
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The recorded papers with their aliases, padded with generated ones up to `count`:
+    all papers, all aliases, and the generated papers alone."""
+    real_aliases = paper_aliases_of(data["papers"], read_alias_overrides())
+    real_papers = data["papers"].select("arxiv_id", "title", "published_at")
+    fake_papers, fake_aliases = generated_papers(max(0, count - real_papers.height), title_words=title_words)
+    # A generated acronym that is a real paper's name would make that name ambiguous.
+    fake_aliases = fake_aliases.filter(~pl.col("normalized").is_in(real_aliases["normalized"].implode()))
+    papers = pl.concat([real_papers, fake_papers])
+    aliases = pl.concat([real_aliases, fake_aliases.select(real_aliases.columns).cast(real_aliases.schema)])
+    return papers, aliases, fake_papers
 
 
 def peak_rss_mb() -> float:
@@ -119,13 +139,8 @@ def main() -> None:
 
     started = time.perf_counter()
     data = load_snapshots(args.snapshot)
-    real_aliases = paper_aliases_of(data["papers"], read_alias_overrides())
-    real_papers = data["papers"].select("arxiv_id", "title", "published_at")
-    fake_papers, fake_aliases = generated_papers(max(0, args.papers - real_papers.height))
-    # A generated acronym that is a real paper's name would make that name ambiguous.
-    fake_aliases = fake_aliases.filter(~pl.col("normalized").is_in(real_aliases["normalized"].implode()))
-    papers = pl.concat([real_papers, fake_papers])
-    aliases = pl.concat([real_aliases, fake_aliases.select(real_aliases.columns).cast(real_aliases.schema)])
+    papers, aliases, fake_papers = linking_inputs(data, args.papers)
+    real_papers = data["papers"]
     loaded = time.perf_counter() - started
     rss_loaded = peak_rss_mb()
     print(

@@ -17,6 +17,8 @@ it can):
 - bench/faults.py (fault injection against the fake servers);
 - tests/test_bad_input.py with --fuzz-examples fresh hostile inputs per property, and
   tests/test_secrets.py (sentinel secrets searched everywhere the tracker writes);
+- bench/scale.py (a simulated day at 100 repositories and arXiv cs.*: GitHub requests
+  and token-hours, write time per warehouse backend and writers, linking at 200,000 papers);
 - bench/crash_trials.py with --crash-trials trials (0 skips it).
 
 Every bench's own output and figures (JSON) are kept in --out (default: a temporary
@@ -44,6 +46,7 @@ BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
 from bench.crash_trials import default_window  # noqa: E402
+from bench.scale import GITHUB_REQUESTS_PER_TOKEN_HOUR  # noqa: E402
 GIB = 1024**3
 
 
@@ -247,6 +250,24 @@ def leaks(work: Path) -> list[Row]:
                 f"searched in logs, run storage, metadata, warehouse, mirrors, site: {summary})", "0", code == 0, seconds)]  # fmt: skip
 
 
+def scale(snapshot: Path, work: Path) -> list[Row]:
+    code, figures, seconds = run_bench("scale.py", work, "--snapshot", str(snapshot))
+    if code != 0 or not figures:
+        return [Row("scale", f"exit {code}: see {work / 'scale.log'}", "exit 0", False, seconds)]
+    refresh = figures["github"]["refresh"]
+    billable = refresh["requests"] - refresh["not_modified"]
+    writes = ", ".join(
+        f"{row['backend'].split()[0]} x{row['writers']} " + (f"{row['seconds']:.1f} s" if "seconds" in row else "not measured")
+        for row in figures["github"]["writes"]
+    )
+    link = figures["link_scaled"]
+    return [
+        Row("scale: GitHub, 100 repos a day", f"{refresh['requests']} requests, {refresh['not_modified']} 304, {billable / GITHUB_REQUESTS_PER_TOKEN_HOUR:.3f} token-hours", "≤ 1 token-hour", billable <= GITHUB_REQUESTS_PER_TOKEN_HOUR, seconds),
+        Row("scale: writes of the day", writes, ""),
+        Row("scale: linking", f"{link['seconds']:.0f} s for {link['papers']:,} papers, peak {link['peak_rss_mb']:.0f} MB", ""),
+    ]  # fmt: skip
+
+
 def crashes(snapshot: Path, work: Path, trials: int) -> list[Row]:
     if trials <= 0:
         return [Row("crashes", "skipped (--crash-trials 0)", "")]
@@ -294,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         ("faults", lambda: faults(snapshot, work)),
         ("inputs fuzzed", lambda: fuzzed_inputs(work, args.fuzz_examples)),
         ("secrets", lambda: leaks(work)),
+        ("scale", lambda: scale(snapshot, work)),
         ("crashes", lambda: crashes(snapshot, work, args.crash_trials)),
     ):
         started = time.monotonic()

@@ -174,13 +174,17 @@ def drop_object(git_dir: Path, sha: str) -> None:
     (git_dir / "objects" / sha[:2] / sha[2:]).unlink()
 
 
-def import_history(bare: Path, branch: str, commits: Iterable[dict]) -> str:
+def import_history(bare: Path, branch: str, commits: Iterable[dict], *, append: bool = False) -> str:
     """A bare repository at `bare` whose `branch` holds `commits` (records of the snapshot
     format, oldest first) as one linear history, written by `git fast-import` in one go:
     each commit sets every file it lists to that file's recorded added text (or its
     identifier tokens), so that the history has the recorded size, messages and dates.
+    With `append`, the commits go on top of the branch of an existing `bare` (a day's new
+    commits: the new pack holds only their objects, as a push would).
     Returns the head's sha."""
-    git("init", "--quiet", "--bare", "--initial-branch", branch, str(bare))
+    parent = git("--git-dir", str(bare), "rev-parse", f"refs/heads/{branch}") if append else None
+    if parent is None:
+        git("init", "--quiet", "--bare", "--initial-branch", branch, str(bare))
     stream = bytearray()
 
     def data(text: str) -> None:
@@ -196,6 +200,8 @@ def import_history(bare: Path, branch: str, commits: Iterable[dict]) -> str:
         data(record["message"] or "(no message)")
         if mark > 1:
             stream.extend(f"from :{mark - 1}\n".encode())
+        elif parent:
+            stream.extend(f"from {parent}\n".encode())
         for changed in record["files"]:
             path = changed["path"]
             if not path or any(character in path for character in '\t\n"') or path.startswith("/"):
