@@ -19,6 +19,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -115,7 +117,7 @@ class PollingReader(threading.Thread):
                 try:
                     self.seen.append(slice_hashes(self.warehouse))
                 except duckdb.IOException as error:
-                    if not any(text in str(error).lower() for text in LOCK_ERRORS):
+                    if not mentions_lock_error(str(error)):
                         self.errors.append(str(error).splitlines()[0])
                     self.turned_away += 1
                 except duckdb.Error as error:
@@ -152,6 +154,40 @@ def run_texts(home: Path, runs: list[dg.DagsterRun]) -> dict[str, str]:
     return texts
 
 
+@contextmanager
+def running_daemon(environ: dict[str, str], log_path: Path) -> Iterator[subprocess.Popen]:
+    """`dagster-daemon run` on the repository's workspace for the block (its output in
+    `log_path`), then stopped: SIGTERM, and SIGKILL after a minute."""
+    with log_path.open("w") as log:
+        daemon = subprocess.Popen(
+            [str(DAGSTER / "dagster-daemon"), "run", "-w", "workspace.yaml"],
+            cwd=REPO_ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+    try:
+        yield daemon
+    finally:
+        os.killpg(daemon.pid, signal.SIGTERM)
+        try:
+            daemon.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(daemon.pid, signal.SIGKILL)
+            daemon.wait()
+
+
+def mentions_lock_error(text: str) -> bool:
+    return any(error in text.lower() for error in LOCK_ERRORS)
+
+
+def runs_with_lock_errors(texts: dict[str, str]) -> list[str]:
+    """Short ids of the runs whose logs report a DuckDB lock error."""
+    return [run_id[:8] for run_id, text in texts.items() if mentions_lock_error(text)]
+
+
+def failed_runs(texts: dict[str, str], runs: list[dg.DagsterRun]) -> dict[str, str]:
+    """Short id -> the end of the log of each run that did not succeed."""
+    return {run.run_id[:8]: texts[run.run_id][-2000:] for run in runs if run.status != dg.DagsterRunStatus.SUCCESS}
+
+
 def max_overlap(home: Path) -> int:
     """The most runs that were executing at one moment."""
     with dg.DagsterInstance.from_config(str(home)) as instance:
@@ -173,38 +209,25 @@ def test_a_backfill_and_the_seven_refreshes_through_the_queue_with_a_reader_poll
     with running_fake_arxiv(arxiv_fixtures()) as arxiv_url, running_fake_github(github) as github_url:
         environ = run_environment(tmp_path, arxiv_url, github_url, remotes)
         daemon_log = tmp_path / "daemon.log"
-        with daemon_log.open("w") as log:
-            daemon = subprocess.Popen(
-                [str(DAGSTER / "dagster-daemon"), "run", "-w", "workspace.yaml"],
-                cwd=REPO_ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )  # fmt: skip
-        reader = PollingReader(tmp_path / "tracker.duckdb")
-        reader.start()
-        try:
-            last_day = FIRST_DAY + timedelta(days=DAYS - 1)
-            backfill(environ, "arxiv_harvest", "--from", FIRST_DAY.isoformat(), "--to", last_day.isoformat())
-            backfill(environ, "framework_refresh", "--partitions", ",".join(f.slug for f in frameworks()))
-            runs = wait_for_runs(home, DAYS + len(frameworks()), timeout_s=2100)
-        finally:
-            reader.stop.set()
-            reader.join(timeout=30)
-            os.killpg(daemon.pid, signal.SIGTERM)
+        with running_daemon(environ, daemon_log):
+            reader = PollingReader(tmp_path / "tracker.duckdb")
+            reader.start()
             try:
-                daemon.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(daemon.pid, signal.SIGKILL)
-                daemon.wait()
+                last_day = FIRST_DAY + timedelta(days=DAYS - 1)
+                backfill(environ, "arxiv_harvest", "--from", FIRST_DAY.isoformat(), "--to", last_day.isoformat())
+                backfill(environ, "framework_refresh", "--partitions", ",".join(f.slug for f in frameworks()))
+                runs = wait_for_runs(home, DAYS + len(frameworks()), timeout_s=2100)
+            finally:
+                reader.stop.set()
+                reader.join(timeout=30)
 
     texts = run_texts(home, runs)
-    failed = {run.run_id[:8]: texts[run.run_id][-2000:] for run in runs if run.status != dg.DagsterRunStatus.SUCCESS}
+    failed = failed_runs(texts, runs)
     assert not failed, failed
     assert sorted(run.job_name for run in runs) == ["arxiv_harvest"] * DAYS + ["framework_refresh"] * len(frameworks())
     assert all(run.tags.get("dagster/backfill") for run in runs)  # launched by the backfill, through the queue
-    lock_errors = [
-        run_id[:8] for run_id, text in texts.items() if any(error in text.lower() for error in LOCK_ERRORS)
-    ]
-    assert lock_errors == []
-    assert not any(error in daemon_log.read_text().lower() for error in LOCK_ERRORS)
+    assert runs_with_lock_errors(texts) == []
+    assert not mentions_lock_error(daemon_log.read_text())
     assert all("multiprocess executor" in text for text in texts.values())
 
     with duckdb.connect(str(tmp_path / "tracker.duckdb"), read_only=True) as conn:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -28,7 +27,17 @@ from orchestration.settings import frameworks
 from orchestration.warehouse import Warehouse
 from tests.cli_fixtures import cli_environment
 from tests.helpers import REPO_ROOT, shared_snapshots
-from tests.test_concurrency import DAGSTER, LOCK_ERRORS, backfill, git_remotes, max_overlap, run_environment, run_texts, wait_for_runs
+from tests.test_concurrency import (
+    backfill,
+    failed_runs,
+    git_remotes,
+    max_overlap,
+    run_environment,
+    run_texts,
+    running_daemon,
+    runs_with_lock_errors,
+    wait_for_runs,
+)
 
 pytestmark = pytest.mark.timeout(1800)
 
@@ -98,31 +107,19 @@ def refresh_all_at_once(root: Path, remotes: Path, github_url: str, lake: dict[s
     with dg.DagsterInstance.from_config(str(home)) as instance:
         instance.get_runs()  # the storage is created here, not by the daemon and the CLI at once
     environ = run_environment(root, "http://127.0.0.1:9/api/query", github_url, remotes) | lake
-    with (root / "daemon.log").open("w") as log:
-        daemon = subprocess.Popen(
-            [str(DAGSTER / "dagster-daemon"), "run", "-w", "workspace.yaml"],
-            cwd=REPO_ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
     wall_s, hashes = [], []
-    try:
+    with running_daemon(environ, root / "daemon.log"):
         for round_number in range(1, rounds + 1):
             started = time.monotonic()
             backfill(environ, "framework_refresh", "--partitions", ",".join(f.slug for f in frameworks()))
             runs = wait_for_runs(home, round_number * len(frameworks()), timeout_s=1200)
             wall_s.append(time.monotonic() - started)
             hashes.append(table_hashes(lake_warehouse(lake)))
-    finally:
-        os.killpg(daemon.pid, signal.SIGTERM)
-        try:
-            daemon.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(daemon.pid, signal.SIGKILL)
-            daemon.wait()
     texts = run_texts(home, runs)
-    failed = {run.run_id[:8]: texts[run.run_id][-2000:] for run in runs if run.status != dg.DagsterRunStatus.SUCCESS}
+    failed = failed_runs(texts, runs)
     return {
         "failed": failed,
-        "lock_errors": [run_id[:8] for run_id, text in texts.items() if any(error in text.lower() for error in LOCK_ERRORS)],
+        "lock_errors": runs_with_lock_errors(texts),
         "conflicts_retried": sum(text.count("conflicted with a concurrent writer") for text in texts.values()),
         "multiprocess": all("multiprocess executor" in text for text in texts.values()),
         "wall_s": wall_s,
