@@ -1,7 +1,7 @@
 """Wide-scale simulation: one day of a lab's tracker following 100 repositories and all of
 arXiv's cs.* categories, through the production clients and the fake servers.
 
-    .venv/bin/python bench/scale.py [--snapshot DIR] [--quick] [--json OUT]
+    .venv/bin/python bench/scale.py [--snapshot DIR] [--quick] [--parts github,arxiv,link] [--json OUT]
 
 Prints one table:
 1. GitHub: a daily refresh of --repos repositories (git mirrors fetched over HTTP from
@@ -44,7 +44,6 @@ import logging
 import os
 import random
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -68,6 +67,8 @@ GITHUB_REQUESTS_PER_TOKEN_HOUR = 5000
 #: arXiv's terms: one request every 3 seconds.
 ARXIV_SPACING_S = 3.0
 LAKE_WRITERS = (1, 4, 8)
+#: The sections --parts chooses from.
+PARTS = ("github", "arxiv", "link")
 _SUBJECT_NUMBER = re.compile(r"\(#(\d+)\)")
 _WORDS = (
     "policy reward rollout trainer config loss advantage critic actor batch token sequence model sampler "
@@ -346,12 +347,14 @@ def fetch_day(sources, database: str, repos: Sequence) -> tuple[list[RepoFetch],
 
 
 def write_fetched(warehouse, fetched: Sequence[RepoFetch]) -> None:
-    """The `write` steps of the repositories' refreshes."""
+    """The `write` steps of the repositories' refreshes: like a step, each opens the
+    warehouse once (`write_framework_sources`)."""
     from assets.sources.frameworks import write_commits, write_threads
 
     for item in fetched:
-        write_commits(warehouse, item.slug, item.state, item.commits, log)
-        write_threads(warehouse, item.slug, item.state, item.threads, log)
+        with warehouse.session():
+            write_commits(warehouse, item.slug, item.state, item.commits, log)
+            write_threads(warehouse, item.slug, item.state, item.threads, log)
 
 
 def write_phase(batch_files: Sequence[str], share: int, writers: int, wait_for_go: bool) -> dict:
@@ -660,12 +663,41 @@ def report(figures: dict, args: argparse.Namespace) -> list[str]:
         "median / p90 per repo-day over the 7 recorded frameworks' last year: "
         + ", ".join(f"{name} {mid:g} / {p90:g}" for name, (mid, p90) in summary.items()),
     ))  # fmt: skip
-    github = figures["github"]
+    github = figures.get("github")
+    if github is not None:
+        rows += _github_rows(figures, github, args)
+    for name, arxiv in (("arXiv cs.*, one day", figures.get("arxiv_day")), ("arXiv, daily re-harvest", figures.get("arxiv_reharvest"))):
+        if arxiv is None:
+            continue
+        rows.append((
+            name,
+            f"{arxiv['entries']} entries ({arxiv['days']} day{'s' if arxiv['days'] > 1 else ''}) in {arxiv['requests']} request(s) of "
+            f"{arxiv['page_size']}: {arxiv['seconds']:.1f} s at {arxiv['spacing_s']:g} s spacing; "
+            f"{arxiv['seconds_at_3s']:.1f} s at arXiv's 3 s",
+        ))  # fmt: skip
+    if "link_scaled" not in figures:
+        return _table(rows)
+    baseline, scaled = figures["link_baseline"], figures["link_scaled"]
+    for name, link in (("linking, today's size", baseline), ("linking, wide scale", scaled)):
+        rows.append((
+            name,
+            f"{link['papers']:,} papers, {link['aliases']:,} aliases: evidence_of {link['seconds']:.1f} s, "
+            f"peak RSS {link['peak_rss_mb']:.0f} MB ({link['rss_before_mb']:.0f} MB before linking), {link['evidence']:,} evidence rows",
+        ))  # fmt: skip
+    rows.append((
+        "linking ratio",
+        f"{scaled['papers'] / baseline['papers']:.0f}x the papers: {scaled['seconds'] / baseline['seconds']:.1f}x the time, "
+        f"{scaled['peak_rss_mb'] / baseline['peak_rss_mb']:.2f}x the peak RSS",
+    ))  # fmt: skip
+    return _table(rows)
+
+
+def _github_rows(figures: dict, github: dict, args: argparse.Namespace) -> list[tuple[str, str]]:
     refresh = github["refresh"]
     totals = next(iter(github["volumes"].values()), [0, 0, 0])
     billable = refresh["requests"] - refresh["not_modified"]
     token_hours = billable / GITHUB_REQUESTS_PER_TOKEN_HOUR
-    rows += [
+    rows = [
         (
             f"the measured day, {args.repos} repos",
             f"{totals[0]} new commits, {totals[1]} new issues/PRs, {totals[2]} comments made; fetched "
@@ -691,15 +723,6 @@ def report(figures: dict, args: argparse.Namespace) -> list[str]:
             " (the whole refresh fits in one hour's quota)" * (billable <= GITHUB_REQUESTS_PER_TOKEN_HOUR),
         ),
     ]
-    for name, arxiv in (("arXiv cs.*, one day", figures["arxiv_day"]), ("arXiv, daily re-harvest", figures.get("arxiv_reharvest"))):
-        if arxiv is None:
-            continue
-        rows.append((
-            name,
-            f"{arxiv['entries']} entries ({arxiv['days']} day{'s' if arxiv['days'] > 1 else ''}) in {arxiv['requests']} request(s) of "
-            f"{arxiv['page_size']}: {arxiv['seconds']:.1f} s at {arxiv['spacing_s']:g} s spacing; "
-            f"{arxiv['seconds_at_3s']:.1f} s at arXiv's 3 s",
-        ))  # fmt: skip
     duckdb_seconds = next((row.get("seconds") for row in github["writes"] if row["backend"].startswith("duckdb")), None)
     for row in github["writes"]:
         label = f"write the day: {row['backend']}, {row['writers']} writer{'s' if row['writers'] > 1 else ''}"
@@ -709,18 +732,10 @@ def report(figures: dict, args: argparse.Namespace) -> list[str]:
             rows.append((label, f"{row['seconds']:.2f} s for {args.repos} repositories' slices{ratio}{conflicts}"))
         else:
             rows.append((label, row["error"]))
-    baseline, scaled = figures["link_baseline"], figures["link_scaled"]
-    for name, link in (("linking, today's size", baseline), ("linking, wide scale", scaled)):
-        rows.append((
-            name,
-            f"{link['papers']:,} papers, {link['aliases']:,} aliases: evidence_of {link['seconds']:.1f} s, "
-            f"peak RSS {link['peak_rss_mb']:.0f} MB ({link['rss_before_mb']:.0f} MB before linking), {link['evidence']:,} evidence rows",
-        ))  # fmt: skip
-    rows.append((
-        "linking ratio",
-        f"{scaled['papers'] / baseline['papers']:.0f}x the papers: {scaled['seconds'] / baseline['seconds']:.1f}x the time, "
-        f"{scaled['peak_rss_mb'] / baseline['peak_rss_mb']:.2f}x the peak RSS",
-    ))  # fmt: skip
+    return rows
+
+
+def _table(rows: list[tuple[str, str]]) -> list[str]:
     width = max(len(name) for name, _ in rows)
     return [f"{'what':<{width}} | figure", f"{'-' * width}-|-------"] + [f"{name:<{width}} | {figure}" for name, figure in rows]
 
@@ -737,6 +752,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--link-baseline", type=int, default=10_000, help="today's size (bench/link.py's)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", metavar="OUT", help="also write the figures to this file")
+    parser.add_argument(
+        "--parts", default=",".join(PARTS),
+        help=f"comma-separated sections to run, of {','.join(PARTS)} (github includes the writes); default all",
+    )  # fmt: skip
     parser.add_argument("--phase", choices=["write", "link"], help=argparse.SUPPRESS)
     parser.add_argument("--share", default="0/1", help=argparse.SUPPRESS)
     parser.add_argument("--go", action="store_true", help=argparse.SUPPRESS)
@@ -753,6 +772,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.repos, args.history_days, args.arxiv_spacing = 6, 1, 0.05
         args.link_papers, args.link_baseline = 2_000, 1_000
+    parts = {part.strip() for part in args.parts.split(",") if part.strip()}
+    if not parts or parts - set(PARTS):
+        raise SystemExit(f"bench/scale.py: --parts takes a comma-separated subset of {','.join(PARTS)}, got {args.parts!r}")
     if not (args.snapshot / "github").is_dir():
         raise SystemExit(f"bench/scale.py: no github/ folder in {args.snapshot} (pass --snapshot DIR)")
 
@@ -763,14 +785,17 @@ def main(argv: list[str] | None = None) -> int:
     figures["volume_summary"] = volume_summary(volumes)
     figures["thread_totals"] = volumes.thread_totals
     figures["first_load_requests"] = first_load_requests(volumes, args.repos)
-    with tempfile.TemporaryDirectory(prefix="bench_scale_") as folder:
-        figures["github"] = github_day(args, volumes, Path(folder))
-    print("[scale] arXiv", file=sys.stderr, flush=True)
-    figures["arxiv_day"] = arxiv_figures(args.arxiv_papers, 1, args.arxiv_spacing, args.seed)
-    if not args.quick:
-        figures["arxiv_reharvest"] = arxiv_figures(args.arxiv_papers, REHARVEST_DAYS, args.arxiv_spacing, args.seed)
-    print("[scale] linking", file=sys.stderr, flush=True)
-    figures["link_baseline"], figures["link_scaled"] = link_figures(args.snapshot, args.link_baseline, args.link_papers, args.quick)
+    if "github" in parts:
+        with tempfile.TemporaryDirectory(prefix="bench_scale_") as folder:
+            figures["github"] = github_day(args, volumes, Path(folder))
+    if "arxiv" in parts:
+        print("[scale] arXiv", file=sys.stderr, flush=True)
+        figures["arxiv_day"] = arxiv_figures(args.arxiv_papers, 1, args.arxiv_spacing, args.seed)
+        if not args.quick:
+            figures["arxiv_reharvest"] = arxiv_figures(args.arxiv_papers, REHARVEST_DAYS, args.arxiv_spacing, args.seed)
+    if "link" in parts:
+        print("[scale] linking", file=sys.stderr, flush=True)
+        figures["link_baseline"], figures["link_scaled"] = link_figures(args.snapshot, args.link_baseline, args.link_papers, args.quick)
     for line in report(figures, args):
         print(line)
     if args.json:

@@ -13,6 +13,7 @@ from assets.sources import assets as sources
 from assets.tracker import assets as tracker
 from orchestration.cli import cli_logger
 from orchestration.jobs import arxiv_harvest_job, cohort_metrics_job, derived_job, framework_refresh_job
+from orchestration.maintenance import warehouse_maintenance, weekly_compaction
 from orchestration.resources import Curation, build_resources
 from orchestration.schedules import daily_framework_refresh, daily_refresh, dead_runs_sensor, derived_tables_sensor
 
@@ -43,8 +44,8 @@ def tracker_definitions(resources: dict[str, dg.ConfigurableResource]) -> dg.Def
     return dg.Definitions(
         assets=dg.load_assets_from_modules(asset_modules),
         asset_checks=dg.load_asset_checks_from_modules(asset_modules),
-        jobs=[arxiv_harvest_job, framework_refresh_job, derived_job, cohort_metrics_job],
-        schedules=[daily_refresh, daily_framework_refresh],
+        jobs=[arxiv_harvest_job, framework_refresh_job, derived_job, cohort_metrics_job, warehouse_maintenance],
+        schedules=[daily_refresh, daily_framework_refresh, weekly_compaction],
         sensors=[derived_tables_sensor, dead_runs_sensor],
         resources=resources,
         # `console` stays the default (runs without logger config, as in the UI); `cli` is the

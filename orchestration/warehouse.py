@@ -25,18 +25,21 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import dagster as dg
 import duckdb
 import polars as pl
 from dagster_duckdb import DuckDBResource
 from pydantic import Field, PrivateAttr
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from orchestration.settings import ConfigError
 from orchestration.tables import Table
 
 SCHEMAS = ("raw", "core", "metrics", "staging")
+
+T = TypeVar("T")
 
 #: Name of the Dagster pool every warehouse writer runs in. Its limit is the number of
 #: writers the backend admits: 1 for the DuckDB file (one writer process at a time, so a
@@ -49,9 +52,12 @@ DUCKLAKE_POSTGRES = "ducklake:postgres:"
 DEFAULT_LAKE_WRITERS = 4
 #: The catalog name the lake is attached under (and made the default, `USE lake`).
 LAKE_CATALOG = "lake"
-#: A DuckLake commit that conflicts with one committed meanwhile (two writers deleting
-#: from the same table) fails whole; the transaction is run again up to this many times.
-COMMIT_ATTEMPTS = 8
+#: A DuckLake commit that conflicts with one committed meanwhile fails whole (DuckLake
+#: 1.5: one transaction inserted into a table the other deleted from, as two frameworks'
+#: slice replaces of one table do); the transaction is run again, after a random backoff,
+#: for up to this many seconds. Every conflict means another writer's commit landed, so
+#: under contention the writers take turns rather than fail after a fixed count.
+COMMIT_RETRY_SECONDS = 600
 #: DuckDB must never fetch an extension at run time: DuckLake mode loads the extension
 #: files shipped in the PyPI packages (EXTENSION_PACKAGES) and nothing else.
 NO_EXTENSION_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
@@ -166,9 +172,14 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, setting: WarehouseSetting) -> N
     else:
         Path(setting.data_path).mkdir(parents=True, exist_ok=True)
     try:
+        # DATA_INLINING_ROW_LIMIT 0: small writes go to Parquet files of their own, not
+        # into the catalog. DuckLake 1.5 fails the commit of two writers that both delete
+        # a table's inlined rows, while deletes from different files pass (an insert and a
+        # delete on one table conflict either way: COMMIT_RETRY_SECONDS). The weekly
+        # `compact_warehouse` merges the small files.
         conn.execute(
             f"ATTACH '{_literal(DUCKLAKE_POSTGRES + setting.catalog)}' AS {LAKE_CATALOG} "
-            f"(DATA_PATH '{_literal(setting.data_path)}')"
+            f"(DATA_PATH '{_literal(setting.data_path)}', DATA_INLINING_ROW_LIMIT 0)"
         )
     except duckdb.Error as error:  # its message may quote the conninfo, password and all
         reason = " ".join(str(error).replace(setting.catalog, "<catalog>").split())
@@ -192,8 +203,9 @@ def _is_commit_conflict(error: BaseException) -> bool:
 def _log_conflict(retry_state) -> None:
     error = retry_state.outcome.exception()
     dg.get_dagster_logger().warning(
-        f"warehouse commit conflicted with a concurrent writer (attempt {retry_state.attempt_number} of "
-        f"{COMMIT_ATTEMPTS}); running the whole transaction again: {str(error).splitlines()[-1]}"
+        f"warehouse commit conflicted with a concurrent writer (attempt {retry_state.attempt_number}, "
+        f"{retry_state.seconds_since_start:.1f} s of up to {COMMIT_RETRY_SECONDS} s); running the whole "
+        f"transaction again: {str(error).splitlines()[-1]}"
     )
 
 
@@ -248,19 +260,32 @@ def _transaction(conn: duckdb.DuckDBPyConnection) -> Iterator[None]:
     conn.execute("COMMIT")
 
 
-def in_transaction(conn: duckdb.DuckDBPyConnection, body: Callable[[], None]) -> None:
-    """`body` in one transaction. Where its commit conflicts with a concurrent writer's
-    (DuckLake: both deleted from one table), nothing of it landed: the whole transaction
-    runs again, after a random backoff, up to COMMIT_ATTEMPTS times, each retry logged."""
+def _retried(body: Callable[[], T]) -> T:
+    """`body`, run again after a random backoff where its commit conflicted with a
+    concurrent writer's, for up to COMMIT_RETRY_SECONDS, each retry logged."""
     for attempt in Retrying(
         retry=retry_if_exception(_is_commit_conflict),
-        stop=stop_after_attempt(COMMIT_ATTEMPTS),
-        wait=wait_random_exponential(multiplier=0.25, max=8),
+        stop=stop_after_delay(COMMIT_RETRY_SECONDS),
+        wait=wait_random_exponential(multiplier=0.1, max=2),
         before_sleep=_log_conflict,
         reraise=True,
     ):
-        with attempt, _transaction(conn):
+        with attempt:
+            return body()
+    raise AssertionError("unreachable: tenacity reraises the last error")
+
+
+def in_transaction(conn: duckdb.DuckDBPyConnection, body: Callable[[], None]) -> None:
+    """`body` in one transaction. Where its commit conflicts with a concurrent writer's
+    (DuckLake: one inserted into a table the other deleted from, or both deleted rows
+    of one file), nothing of it landed: the whole
+    transaction runs again (`_retried`)."""
+
+    def transaction() -> None:
+        with _transaction(conn):
             body()
+
+    _retried(transaction)
 
 
 @dataclass(frozen=True)
@@ -377,6 +402,59 @@ def publish_staged(
     in_transaction(conn, publish)
 
 
+#: Lake snapshots older than this are expired by `compact_lake`, and files they alone used are
+#: deleted as long after: the tracker never reads an older snapshot, and no read lasts a week.
+KEEP_SNAPSHOTS_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """What `Warehouse.compact` did: Parquet data and delete files the lake's tables use before and
+    after, and the files it deleted from TRACKER_DATA_PATH (for the DuckDB file: its size)."""
+
+    backend: str
+    files_before: int = 0
+    files_after: int = 0
+    files_deleted: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+
+    def describe(self) -> str:
+        if self.backend == DUCKDB:
+            return f"checkpointed the DuckDB file: {self.bytes_before:,} bytes before, {self.bytes_after:,} after"
+        return (
+            f"compacted the lake: {self.files_before:,} files in use before, {self.files_after:,} after "
+            f"({self.bytes_before:,} -> {self.bytes_after:,} bytes); {self.files_deleted:,} unused file(s) deleted"
+        )
+
+
+def lake_files(conn: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """The data and delete files the lake's current tables use, and their bytes."""
+    files, size = conn.execute(
+        f"SELECT coalesce(sum(file_count + delete_file_count), 0), "
+        f"coalesce(sum(file_size_bytes + delete_file_size_bytes), 0) FROM ducklake_table_info('{LAKE_CATALOG}')"
+    ).fetchone()
+    return int(files), int(size)
+
+
+def compact_lake(conn: duckdb.DuckDBPyConnection, keep_days: int = KEEP_SNAPSHOTS_DAYS) -> Compaction:
+    """Merge the small files the writers leave (one per table a transaction writes), rewrite
+    files that are mostly deleted rows, expire the snapshots older than `keep_days` and
+    delete the files nothing uses any more. Each step is its own lake transaction; one that
+    conflicts with a writer's commit is run again, like a write."""
+    before = lake_files(conn)
+    age = f"now() - INTERVAL {int(keep_days)} DAY"
+    for statement in (
+        f"CALL ducklake_merge_adjacent_files('{LAKE_CATALOG}')",
+        f"CALL ducklake_rewrite_data_files('{LAKE_CATALOG}')",
+        f"CALL ducklake_expire_snapshots('{LAKE_CATALOG}', older_than => {age})",
+    ):
+        _retried(lambda statement=statement: conn.execute(statement).fetchall())
+    deleted = _retried(lambda: conn.execute(f"CALL ducklake_cleanup_old_files('{LAKE_CATALOG}', older_than => {age})").fetchall())
+    after = lake_files(conn)
+    return Compaction(DUCKLAKE_POSTGRES, before[0], after[0], len(deleted), before[1], after[1])
+
+
 def read_frame(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
     return conn.execute(sql, list(params)).pl()
 
@@ -459,6 +537,20 @@ class Warehouse(DuckDBResource):
                 yield conn
             finally:
                 self._session = None
+
+    def compact(self, keep_days: int = KEEP_SNAPSHOTS_DAYS) -> Compaction:
+        """`compact_lake` on the lake; on the DuckDB file, a CHECKPOINT (the write-ahead
+        log moved into the file, freed blocks reused)."""
+        with self.connect() as conn:
+            if self.setting().is_lake:
+                return compact_lake(conn, keep_days)
+            before = self._file_bytes()
+            conn.execute("CHECKPOINT")
+            return Compaction(DUCKDB, bytes_before=before, bytes_after=self._file_bytes())
+
+    def _file_bytes(self) -> int:
+        files = [Path(self.database), Path(f"{self.database}.wal")] if self.database != ":memory:" else []
+        return sum(path.stat().st_size for path in files if path.exists())
 
     def read(self, sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
         with self.connect() as conn:

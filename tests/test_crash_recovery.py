@@ -190,9 +190,9 @@ def test_the_schedules_are_off_on_recorded_data_and_on_otherwise(tmp_path):
         ).stdout.strip()
 
     live = statuses()
-    assert live == str([("daily_framework_refresh", "RUNNING"), ("daily_refresh", "RUNNING")])
+    assert live == str([("daily_framework_refresh", "RUNNING"), ("daily_refresh", "RUNNING"), ("weekly_compaction", "RUNNING")])
     recorded = statuses(TRACKER_SNAPSHOT_DIR=str(tmp_path))
-    assert recorded == str([("daily_framework_refresh", "STOPPED"), ("daily_refresh", "STOPPED")])
+    assert recorded == str([("daily_framework_refresh", "STOPPED"), ("daily_refresh", "STOPPED"), ("weekly_compaction", "STOPPED")])
 
 
 def test_under_the_ui_the_daemon_sensor_fails_a_killed_run_and_frees_its_slot(tmp_path, instance_storage):

@@ -167,4 +167,4 @@ def test_a_ducklake_commit_that_conflicts_runs_the_whole_transaction_again(postg
         in_transaction(writer, delete_a)
         assert attempts == [1, 2]
         assert table(writer).height == 0
-    assert "conflicted with a concurrent writer (attempt 1 of 8)" in caplog.text
+    assert "conflicted with a concurrent writer (attempt 1, " in caplog.text

@@ -259,6 +259,14 @@ def fetch_framework_sources(
 def write_framework_sources(
     context: dg.OpExecutionContext, warehouse: Warehouse, state: StoredState, fetched: FrameworkFetch
 ) -> Iterator[dg.Output]:
+    # One connection for both writes: attaching a DuckLake catalog costs about half a second.
+    with warehouse.session():
+        yield from _framework_source_outputs(context, warehouse, state, fetched)
+
+
+def _framework_source_outputs(
+    context: dg.OpExecutionContext, warehouse: Warehouse, state: StoredState, fetched: FrameworkFetch
+) -> Iterator[dg.Output]:
     slug, selected = context.partition_key, context.selected_asset_keys
     if fetched.commits is not None:
         commits = write_commits(warehouse, slug, state, fetched.commits, context.log)

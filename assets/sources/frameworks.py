@@ -144,9 +144,9 @@ def fetch_commits(framework_sources: FrameworkSources, slug: str, state: StoredS
 def write_commits(warehouse: Warehouse, slug: str, state: StoredState, fetched: CommitsFetch, log: Logger) -> CommitsRefresh:
     """Store the fetched commits of `slug` and its contribution documents.
 
-    Nothing is written (and the warehouse is not opened) when the watermark is the stored
-    one (the head; for a snapshot, the head and the file's digest) and the documents are
-    unchanged: a refresh with nothing new costs one read.
+    Nothing is written when the watermark is the stored one (the head; for a snapshot,
+    the head and the file's digest) and the documents are unchanged: a refresh with
+    nothing new costs one read.
     """
     batch, docs = fetched.batch, fetched.docs
     commits_unchanged = not batch.full_rescan and batch.commits.is_empty() and batch.watermark == state.commits_watermark
