@@ -675,21 +675,26 @@ def report(figures: dict, args: argparse.Namespace) -> list[str]:
             f"{arxiv['page_size']}: {arxiv['seconds']:.1f} s at {arxiv['spacing_s']:g} s spacing; "
             f"{arxiv['seconds_at_3s']:.1f} s at arXiv's 3 s",
         ))  # fmt: skip
-    if "link_scaled" not in figures:
-        return _table(rows)
-    baseline, scaled = figures["link_baseline"], figures["link_scaled"]
-    for name, link in (("linking, today's size", baseline), ("linking, wide scale", scaled)):
-        rows.append((
+    if "link_scaled" in figures:
+        rows += _link_rows(figures["link_baseline"], figures["link_scaled"])
+    return _table(rows)
+
+
+def _link_rows(baseline: dict, scaled: dict) -> list[tuple[str, str]]:
+    rows = [
+        (
             name,
             f"{link['papers']:,} papers, {link['aliases']:,} aliases: evidence_of {link['seconds']:.1f} s, "
             f"peak RSS {link['peak_rss_mb']:.0f} MB ({link['rss_before_mb']:.0f} MB before linking), {link['evidence']:,} evidence rows",
-        ))  # fmt: skip
+        )
+        for name, link in (("linking, today's size", baseline), ("linking, wide scale", scaled))
+    ]
     rows.append((
         "linking ratio",
         f"{scaled['papers'] / baseline['papers']:.0f}x the papers: {scaled['seconds'] / baseline['seconds']:.1f}x the time, "
         f"{scaled['peak_rss_mb'] / baseline['peak_rss_mb']:.2f}x the peak RSS",
     ))  # fmt: skip
-    return _table(rows)
+    return rows
 
 
 def _github_rows(figures: dict, github: dict, args: argparse.Namespace) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ them, expires old snapshots and deletes the files nothing uses (orchestration/wa
 import dagster as dg
 
 from orchestration.schedules import schedule_status
-from orchestration.warehouse import DUCKDB, KEEP_SNAPSHOTS_DAYS, WRITER_POOL, Warehouse
+from orchestration.warehouse import KEEP_SNAPSHOTS_DAYS, WRITER_POOL, Warehouse
 
 
 class CompactionConfig(dg.Config):
@@ -28,20 +28,7 @@ def compact_warehouse(context: dg.OpExecutionContext, config: CompactionConfig, 
     context.log.info(f"compacting the {warehouse.setting().backend.rstrip(':')} warehouse")
     compaction = warehouse.compact(config.keep_days)
     context.log.info(compaction.describe())
-    files = {
-        "files_before": compaction.files_before,
-        "files_after": compaction.files_after,
-        "files_deleted": compaction.files_deleted,
-    }
-    return dg.Output(
-        None,
-        metadata={
-            "backend": compaction.backend.rstrip(":"),
-            **(files if compaction.backend != DUCKDB else {}),
-            "bytes_before": compaction.bytes_before,
-            "bytes_after": compaction.bytes_after,
-        },
-    )
+    return dg.Output(None, metadata=compaction.metadata())
 
 
 @dg.job(description="Compact the warehouse: merge the DuckLake's small files, expire old snapshots (weekly).")

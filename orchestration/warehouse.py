@@ -278,8 +278,7 @@ def _retried(body: Callable[[], T]) -> T:
 def in_transaction(conn: duckdb.DuckDBPyConnection, body: Callable[[], None]) -> None:
     """`body` in one transaction. Where its commit conflicts with a concurrent writer's
     (DuckLake: one inserted into a table the other deleted from, or both deleted rows
-    of one file), nothing of it landed: the whole
-    transaction runs again (`_retried`)."""
+    of one file), nothing of it landed: the whole transaction runs again (`_retried`)."""
 
     def transaction() -> None:
         with _transaction(conn):
@@ -427,6 +426,16 @@ class Compaction:
             f"({self.bytes_before:,} -> {self.bytes_after:,} bytes); {self.files_deleted:,} unused file(s) deleted"
         )
 
+    def metadata(self) -> dict[str, str | int]:
+        """The figures of `describe` as run metadata (file counts only for the lake)."""
+        files = {"files_before": self.files_before, "files_after": self.files_after, "files_deleted": self.files_deleted}
+        return {
+            "backend": self.backend.rstrip(":"),
+            **(files if self.backend != DUCKDB else {}),
+            "bytes_before": self.bytes_before,
+            "bytes_after": self.bytes_after,
+        }
+
 
 def lake_files(conn: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     """The data and delete files the lake's current tables use, and their bytes."""
@@ -452,7 +461,14 @@ def compact_lake(conn: duckdb.DuckDBPyConnection, keep_days: int = KEEP_SNAPSHOT
         _retried(lambda statement=statement: conn.execute(statement).fetchall())
     deleted = _retried(lambda: conn.execute(f"CALL ducklake_cleanup_old_files('{LAKE_CATALOG}', older_than => {age})").fetchall())
     after = lake_files(conn)
-    return Compaction(DUCKLAKE_POSTGRES, before[0], after[0], len(deleted), before[1], after[1])
+    return Compaction(
+        DUCKLAKE_POSTGRES,
+        files_before=before[0],
+        files_after=after[0],
+        files_deleted=len(deleted),
+        bytes_before=before[1],
+        bytes_after=after[1],
+    )
 
 
 def read_frame(conn: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> pl.DataFrame:
