@@ -33,7 +33,6 @@ import os
 import re
 import resource
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.crash_trials import default_window  # noqa: E402
 from bench.scale import GITHUB_REQUESTS_PER_TOKEN_HOUR  # noqa: E402
+from fakes.serving import free_port  # noqa: E402
 GIB = 1024**3
 
 
@@ -133,9 +133,7 @@ def end_to_end(snapshot: Path, work: Path) -> list[Row]:
 
 def stopping(snapshot: Path, work: Path) -> list[Row]:
     rows = []
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed = probe.getsockname()[1]
+    closed = free_port()
     command = [sys.executable, "-m", "orchestration", "run", "--from", "2025-01-01", "--to", "2025-01-02"]
     environ = run_environment(work, "offline", ARXIV_API_URL=f"http://127.0.0.1:{closed}/api/query")
     code, seconds, _ = run_sampled(command, environ, work / "offline.log", 300)

@@ -526,13 +526,6 @@ def running_fake_github(fixtures: GithubFixtures | None = None) -> Iterator[str]
         yield base_url
 
 
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (just released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((FAKE_HOST, 0))
-        return probe.getsockname()[1]
-
-
 if __name__ == "__main__":
     from orchestration.settings import frameworks
 

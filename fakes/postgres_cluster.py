@@ -13,13 +13,14 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from fakes.serving import free_port
 
 #: initdb refuses to run as root; the Debian package creates this user.
 _SERVICE_USER = "postgres"
@@ -68,12 +69,6 @@ def server_bin_dir() -> Path:
     return found
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @dataclass(frozen=True)
 class PostgresServer:
     """A running server: connect as `user` on 127.0.0.1:`port`, no password."""
@@ -113,7 +108,7 @@ def running_postgres() -> Iterator[PostgresServer]:
         shutil.chown(root, _SERVICE_USER)
         shutil.chown(socket_dir, _SERVICE_USER)
     user = _SERVICE_USER if os.geteuid() == 0 else os.environ.get("USER", "postgres")
-    port = _free_port()
+    port = free_port()
     try:
         init = subprocess.run(
             _as_service_user([str(bin_dir / "initdb"), "-D", str(data_dir), "-U", user, "--auth=trust", "-E", "UTF8", "--no-sync"]),

@@ -69,6 +69,13 @@ class RandomFaults(Generic[F]):
         return sum(self.injected.values())
 
 
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (just released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((FAKE_HOST, 0))
+        return probe.getsockname()[1]
+
+
 @contextmanager
 def silent_server() -> Iterator[str]:
     """A port that accepts connections (the kernel completes the handshake) and never

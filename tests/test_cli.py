@@ -1,7 +1,6 @@
 """`python -m orchestration run` end to end, as a user runs it: a subprocess on a fresh warehouse."""
 
 import os
-import socket
 import subprocess
 import sys
 from datetime import date
@@ -10,6 +9,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from fakes.serving import free_port
 from orchestration.cli import CliError, resolve_window, ui_environment
 from tests.helpers import REPO_ROOT, recorded_counts, shared_snapshots
 
@@ -50,9 +50,7 @@ def test_window_defaults_and_errors():
 
 
 def test_without_network_it_fails_fast_naming_the_snapshot_option(tmp_path):
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        closed_port = probe.getsockname()[1]
+    closed_port = free_port()
     result = run_cli(
         tmp_path, "--from", "2025-01-01", "--to", "2025-01-02", ARXIV_API_URL=f"http://127.0.0.1:{closed_port}/api/query"
     )

@@ -20,7 +20,8 @@ from orchestration.clients.github import (
     watermark,
 )
 from orchestration.settings import Framework
-from fakes.github_server import Fault, comment_item, free_port, issue_item, synthetic_fixtures
+from fakes.github_server import Fault, comment_item, issue_item, synthetic_fixtures
+from fakes.serving import free_port
 from fakes.serving import silent_server
 from tests.github_fixtures import FakeGithub, fake_github  # noqa: F401  (the fixture)
 
