@@ -32,7 +32,7 @@ DEFAULT_GITHUB_API_URL = "https://api.github.com"
 DEFAULT_MIRROR_DIR = "data/mirrors"
 DEFAULT_SITE_DIR = "data/site"
 #: The warehouse's backend, where a DuckLake keeps its files, and how many write at once.
-WAREHOUSE_VARIABLES = ("TRACKER_WAREHOUSE", "TRACKER_DATA_PATH", "TRACKER_WRITERS")
+WAREHOUSE_VARIABLES = ("TRACKER_WAREHOUSE", "TRACKER_DATA_PATH", "TRACKER_WRITERS", "AWS_ENDPOINT_URL")
 
 
 def env_or(name: str, default: str | None) -> dg.EnvVar | str | None:
@@ -217,7 +217,8 @@ class TrackerSite(dg.ConfigurableResource):
 
 
 def warehouse_setting() -> WarehouseSetting:
-    """TRACKER_WAREHOUSE, TRACKER_DATA_PATH and TRACKER_WRITERS, parsed (ConfigError when malformed)."""
+    """TRACKER_WAREHOUSE, TRACKER_DATA_PATH, TRACKER_WRITERS and AWS_ENDPOINT_URL, parsed
+    (ConfigError when malformed)."""
     return parse_warehouse_setting(*(dg.EnvVar(name).get_value() for name in WAREHOUSE_VARIABLES))
 
 
@@ -232,6 +233,7 @@ def build_resources(snapshot_dir: str | None = None) -> dict[str, dg.Configurabl
             database=env_or("TRACKER_DUCKDB_PATH", DEFAULT_DUCKDB_PATH),
             backend=env_or("TRACKER_WAREHOUSE", DUCKDB),  # an EnvVar: the catalog's conninfo may hold a password
             data_path=lake.data_path,
+            s3_endpoint=lake.s3_endpoint,
         ),
         "arxiv": ArxivSource(
             api_url=env_or("ARXIV_API_URL", DEFAULT_ARXIV_API_URL),

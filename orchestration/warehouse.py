@@ -3,7 +3,7 @@
 `TRACKER_WAREHOUSE` chooses the backend: `duckdb` (the default: one DuckDB file, one
 writer process at a time) or `ducklake:postgres:<conninfo>` (a DuckLake catalog in
 PostgreSQL with Parquet data files under `TRACKER_DATA_PATH`, a folder or an `s3://`
-URL; writers in several processes at once). The write helpers below are the same SQL on
+URL, in AWS or at `AWS_ENDPOINT_URL` (MinIO, R2, Ceph); writers in several processes at once). The write helpers below are the same SQL on
 both: in DuckLake mode the lake is attached as `lake` and made the default catalog.
 
 Every write goes through one transaction (delete the slice, insert the new rows), so a
@@ -84,6 +84,7 @@ class WarehouseSetting:
     catalog: str | None = None  # the PostgreSQL conninfo or URL of the DuckLake catalog
     data_path: str | None = None  # absolute folder ending in "/", or an s3:// URL
     writers: int = 1
+    s3_endpoint: str | None = None  # an S3-compatible service's http(s)://host[:port], for s3:// data
 
     @property
     def is_lake(self) -> bool:
@@ -95,10 +96,14 @@ class WarehouseSetting:
 
 
 def parse_warehouse_setting(
-    warehouse: str | None, data_path: str | None = None, writers: str | int | None = None
+    warehouse: str | None,
+    data_path: str | None = None,
+    writers: str | int | None = None,
+    s3_endpoint: str | None = None,
 ) -> WarehouseSetting:
-    """The backend the three settings name, or a ConfigError in one line naming the fix.
-    The catalog's conninfo may hold a password: no message repeats it."""
+    """The backend the settings name, or a ConfigError in one line naming the fix.
+    The catalog's conninfo may hold a password: no message repeats it. `s3_endpoint`
+    (AWS_ENDPOINT_URL) counts only for s3:// data: other tools read that variable too."""
     warehouse = (warehouse or DUCKDB).strip()
     if warehouse != DUCKDB and not warehouse.startswith(DUCKLAKE_POSTGRES):
         shown = ":".join(warehouse.split(":")[:2])
@@ -130,13 +135,26 @@ def parse_warehouse_setting(
             "TRACKER_WAREHOUSE=ducklake:… needs TRACKER_DATA_PATH: the folder (shared by every writer) "
             "or s3:// URL that holds the lake's Parquet files"
         )
+    endpoint = None
     if data_path.startswith("s3://"):
         location = data_path.rstrip("/") + "/"
+        endpoint = parse_s3_endpoint(s3_endpoint) if s3_endpoint else None
     elif "://" in data_path:
         raise ConfigError(f"TRACKER_DATA_PATH={data_path}: expected a folder or an s3:// URL; fix the setting")
     else:  # the catalog records the path: never relative to one writer's working directory
         location = str(Path(data_path).expanduser().resolve()) + "/"
-    return WarehouseSetting(DUCKLAKE_POSTGRES, catalog, location, count or DEFAULT_LAKE_WRITERS)
+    return WarehouseSetting(DUCKLAKE_POSTGRES, catalog, location, count or DEFAULT_LAKE_WRITERS, endpoint)
+
+
+def parse_s3_endpoint(url: str) -> str:
+    """AWS_ENDPOINT_URL as `http(s)://host[:port]`, or a ConfigError naming the fix."""
+    match = re.fullmatch(r"(https?)://([A-Za-z0-9.\-]+(?::\d{1,5})?)/?", url.strip())
+    if not match:
+        raise ConfigError(
+            f"AWS_ENDPOINT_URL={re.sub(r'//[^/@]*@', '//***@', url)}: expected the S3-compatible service as http(s)://host[:port] "
+            "(for example http://minio:9000); fix the setting or unset it for AWS S3"
+        )
+    return f"{match[1]}://{match[2]}"
 
 
 def extension_file(name: str) -> Path:
@@ -168,7 +186,10 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, setting: WarehouseSetting) -> N
     if setting.in_s3:
         # The usual AWS variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
         # AWS_REGION) or ~/.aws; never the instance metadata service.
-        conn.execute("CREATE OR REPLACE SECRET tracker_lake_s3 (TYPE s3, PROVIDER credential_chain, CHAIN 'env;config')")
+        conn.execute(
+            "CREATE OR REPLACE SECRET tracker_lake_s3 (TYPE s3, PROVIDER credential_chain, CHAIN 'env;config'"
+            f"{_s3_endpoint_options(setting.s3_endpoint)})"
+        )
     else:
         Path(setting.data_path).mkdir(parents=True, exist_ok=True)
     try:
@@ -190,6 +211,16 @@ def attach_lake(conn: duckdb.DuckDBPyConnection, setting: WarehouseSetting) -> N
             "server is reachable and the database exists"
         ) from None
     conn.execute(f"USE {LAKE_CATALOG}")
+
+
+def _s3_endpoint_options(endpoint: str | None) -> str:
+    """The secret's options for an S3-compatible service (DuckDB's credential chain does not
+    read AWS_ENDPOINT_URL): its host, TLS or not, and path-style URLs (bucket in the path),
+    which MinIO and the like serve without wildcard DNS."""
+    if endpoint is None:
+        return ""
+    scheme, host = endpoint.split("://")
+    return f", ENDPOINT '{_literal(host)}', USE_SSL {str(scheme == 'https').lower()}, URL_STYLE 'path'"
 
 
 def _literal(text: str) -> str:
@@ -497,6 +528,10 @@ class Warehouse(DuckDBResource):
         default=None,
         description="TRACKER_DATA_PATH: the folder or s3:// URL of the DuckLake's Parquet files (ducklake only).",
     )
+    s3_endpoint: str | None = Field(
+        default=None,
+        description="AWS_ENDPOINT_URL: the S3-compatible service (http(s)://host[:port]) of s3:// data; unset for AWS.",
+    )
 
     #: The connection of the open `session`, which every `connect` inside it reuses.
     _session: duckdb.DuckDBPyConnection | None = PrivateAttr(default=None)
@@ -506,7 +541,7 @@ class Warehouse(DuckDBResource):
         return False
 
     def setting(self) -> WarehouseSetting:
-        return parse_warehouse_setting(self.backend, self.data_path)
+        return parse_warehouse_setting(self.backend, self.data_path, None, self.s3_endpoint)
 
     @contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -12,6 +11,8 @@ from hypothesis import HealthCheck, settings
 
 from fakes.arxiv_server import ArxivFixtures, running_fake_arxiv
 from fakes.postgres_cluster import PostgresServer, PostgresUnavailable, running_postgres
+from fakes.s3_server import S3Server, S3Unavailable, running_s3
+from fakes.serving import free_port
 
 # Property-based tests (hypothesis): few examples and fixed seeds by default, so that the
 # suite takes seconds and a failure reproduces; TRACKER_FUZZ_EXAMPLES=N runs N examples
@@ -45,9 +46,7 @@ def fake_arxiv() -> Iterator[FakeArxiv]:
 @pytest.fixture
 def unused_port() -> int:
     """A port of 127.0.0.1 that nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    return free_port()
 
 
 @pytest.fixture(scope="session")
@@ -59,6 +58,16 @@ def postgres_server() -> Iterator[PostgresServer]:
             yield server
     except PostgresUnavailable as error:
         pytest.skip(f"no PostgreSQL server: {error}")
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """An S3-compatible store (moto's server) for the session; give each test its own bucket."""
+    try:
+        with running_s3() as server:
+            yield server
+    except S3Unavailable as error:
+        pytest.skip(f"no S3-compatible server: {error}")
 
 
 @pytest.fixture

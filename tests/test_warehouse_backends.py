@@ -38,6 +38,14 @@ def test_ducklake_takes_a_conninfo_or_url_an_absolute_data_folder_and_writers(tm
     assert (url.catalog, url.data_path, url.writers) == ("postgresql://u@db:5432/tracker", "s3://bucket/lake/", 7)
 
 
+def test_an_s3_endpoint_counts_for_s3_data_only():
+    catalog = "ducklake:postgres:dbname=x"
+    assert parse_warehouse_setting(catalog, "s3://b/lake", None, "http://minio:9000/").s3_endpoint == "http://minio:9000"
+    assert parse_warehouse_setting(catalog, "s3://b/lake").s3_endpoint is None  # AWS itself
+    # Other tools read AWS_ENDPOINT_URL too: with data in a folder it is ignored, malformed or not.
+    assert parse_warehouse_setting(catalog, "/srv/lake", None, "not a url").s3_endpoint is None
+
+
 MALFORMED = {
     "unknown backend": (("sqlite:tracker.db",), r"^TRACKER_WAREHOUSE: expected 'duckdb' or 'ducklake:postgres:<libpq conninfo or postgres:// URL>', got a value starting 'sqlite:tracker.db'; fix the setting$"),
     "a bare URL": ((f"postgresql://u:{SECRET}@db/x",), r"got a value starting 'postgresql://u"),
@@ -47,6 +55,7 @@ MALFORMED = {
     "another URL scheme": (("ducklake:postgres:dbname=x", "gs://bucket/lake"), r"TRACKER_DATA_PATH=gs://bucket/lake: expected a folder or an s3:// URL"),
     "writers not a number": (("ducklake:postgres:dbname=x", "lake", "four"), r"TRACKER_WRITERS: expected a whole number of writers from 1, got 'four'"),
     "no writers": (("ducklake:postgres:dbname=x", "lake", "0"), r"TRACKER_WRITERS: expected a whole number"),
+    "an endpoint with a path": (("ducklake:postgres:dbname=x", "s3://b/lake", None, "http://minio:9000/bucket"), r"^AWS_ENDPOINT_URL=http://minio:9000/bucket: expected the S3-compatible service as http\(s\)://host\[:port\] \(for example http://minio:9000\); fix the setting or unset it for AWS S3$"),
     "writers on the file": (("duckdb", None, "4"), r"^TRACKER_WRITERS=4: the duckdb warehouse file takes one writer at a time; unset TRACKER_WRITERS, or set TRACKER_WAREHOUSE=ducklake:postgres:<conninfo> for parallel writers$"),
 }  # fmt: skip
 
