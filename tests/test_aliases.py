@@ -514,3 +514,28 @@ def test_dashed_long_forms_component_lists_our_long_forms_and_greek_letters():
     assert {"Graph Guided Reward Shaping", "Step-aware Advantage Estimation", "Online Difficulty Scheduler"} <= set(names(result, "2"))
     assert {"EOSP", "Evidence-Oriented Sampling Plan"} <= set(names(result, "3"))
     assert "KPO-λ" in names(result, "4")
+
+
+def test_an_acronym_the_abstract_defines_after_its_proposal_without_a_proposing_verb():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Steady Steps",
+             "Updates are noisy. We propose a framework for steadier updates. The resulting algorithm, "
+             "Wobble-Free Policy Optimization (WFPO), drops unstable samples. It then applies Quiet Reward "
+             "Shaping (QRS) to long answers."),
+            # Before the proposal, and where the sentence speaks of others' work: the field's terms.
+            ("2", "Better Baselines",
+             "Recent work shows that Zigzag Advantage Estimation (ZAE) helps. We propose a new estimator. "
+             "It fixes the bias inherent in Tidal Policy Optimization (TPO)."),
+            # A coined term for a kind of model or agent, not a training mechanism.
+            ("3", "Agents That Listen",
+             "We propose a recipe. It trains Listening Audio Agents (LAA) on speech."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {
+        "WFPO": "acronym", "Wobble-Free Policy Optimization": "long_form",
+        "QRS": "acronym", "Quiet Reward Shaping": "long_form",
+    }
+    assert names(result, "2") == {}
+    assert names(result, "3") == {}

@@ -279,6 +279,75 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: A sentence about what others do ("existing methods such as ..."): its acronyms are theirs.
+_OTHERS_WORK = (
+    r"(?i)\b(?:existing|prior|previous|standard|conventional|vanilla|typically|commonly|widely|popular|"
+    r"such as|e\.g\.|recent (?:methods|works?|approaches|advances)|"
+    r"adopt\w*|employ\w*|build(?:s|ing)? (?:up)?on|built (?:up)?on|based on|following|extend\w*|"
+    r"variants? of|instead of|in contrast|compared (?:to|with)|outperform\w*|surpass\w*|inherent|rectif\w*)\b"
+)
+#: What a coined method is named for: a training mechanism ("… Policy Optimization",
+#: "… Advantage Shaping", "… Gradient Regulation"), not a kind of model, agent or task.
+_MECHANISM_HEAD = (
+    r"(?i)\b(?:optimi[sz]ation|shaping|regulation|estimation|estimator|sampling|regulari[sz]ation|"
+    r"normali[sz]ation|clipping|masking|weighting|reweighting|redistribution|exploration|selection|"
+    r"allocation|curriculum|penalty|filtering|decoupling|correction|calibration|scheduling|gradient|"
+    r"objective|loss|update|rollouts?|replay|reinforce(?:ment)?|alignment|credit assignment|"
+    r"search|refinement|guidance|tuning|training)$"
+)
+
+
+def _defining_sentences(papers: pl.DataFrame) -> pl.DataFrame:
+    """Sentences that define a term without a proposing verb ("The resulting algorithm,
+    Xyz Policy Optimization (XPO), masks …"; "It then applies Abc Advantage Shaping (AAS)"):
+    the sentences after the abstract's first proposal ("we propose …"), where it describes
+    its own method, that neither cite nor speak of others' work. Before it, an abstract
+    describes the field."""
+    proposing = pl.col("sentence").str.contains(_PROPOSAL_SENTENCE) & pl.col("sentence").str.contains(_AUTHORS_OWN)
+    return (
+        papers.select(
+            "arxiv_id",
+            sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
+        )
+        .explode("sentence")
+        .with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
+        .with_columns(first_proposal=pl.col("position").filter(proposing).min().over("arxiv_id"))
+        .filter(
+            (pl.col("position") > pl.col("first_proposal"))
+            & ~pl.col("sentence").str.contains(_CITATION)
+            & ~pl.col("sentence").str.contains(_OTHERS_WORK)
+        )
+        .select("arxiv_id", "sentence")
+    )
+
+
+def _defined_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
+    """"Xyz Policy Optimization (XPO)" anywhere the paper speaks for itself: the acronym and
+    its long form, where the acronym's capitals spell the long form's capitalised words
+    (a name coined for the paper; field terms are ESTABLISHED_NAMES)."""
+    pairs = (
+        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_BEFORE))
+        .explode("pair")
+        .drop_nulls("pair")
+        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_BEFORE).struct.rename_fields(["run", "acronym"]))
+        .unnest("pair")
+        .with_columns(run=pl.col("run").str.replace(r"^(?i:the|a|an)\s+", ""), acronym=_clean(pl.col("acronym")))
+        .filter(
+            pl.col("run").str.contains(r"\s")
+            & pl.col("acronym").str.contains(r"[A-Z].*[A-Z]")
+            & ~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED)
+            & _abbreviates(pl.col("acronym"), pl.col("run"))
+            & pl.col("run").str.contains(_MECHANISM_HEAD)
+        )
+    )
+    return pl.concat(
+        [
+            pairs.select("arxiv_id", alias="run", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)),
+            pairs.select("arxiv_id", alias="acronym", source=pl.lit("acronym"), set_apart=pl.lit(True), artifact=pl.lit(False)),
+        ]
+    )
+
+
 def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
     """`name` abbreviates `long_form`: its capitals occur in order among the long form's,
     the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at
@@ -660,6 +729,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _without_parts_of_whole_long_forms(_parenthesised(sentences, "sentence"), whole_long_forms),
             emphasised,
             _long_forms_before_acronyms(sentences),
+            _defined_acronyms(_defining_sentences(papers)),
             _lower_case_long_forms(sentences),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
