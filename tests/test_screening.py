@@ -307,6 +307,9 @@ def test_empirical_studies_are_studies(abstract):
         ("Guessing Hard Prompts", "We predict each prompt's success online and use prompt selection for RL finetuning.", "difficulty_selection"),
         ("Helping Hands", "We add partial-solution hints to hard questions during RL and withdraw them later.", "difficulty_selection"),
         ("Terse Thinking via RL", "A second RL phase on a few problems can shorten the chain of thought a lot.", "length_reward"),
+        ("Worth a Second Look", "A bandit keeps a buffer and selects high-value rollouts for each RLVR update.", "rollout_or_prompt_selection"),
+        ("Half-Solved Puzzles", "Hard questions get a partial solution prepended: question augmentation for RL.", "rollout_or_prompt_selection"),
+        ("Old Answers, New Tricks", "We show that reusing stale rollouts from earlier steps trains the policy as well.", "rollout_or_prompt_selection"),
         ("Worse Mistakes", "We propose Certainty-Weighted Negative Updates that punish confident errors more in RLVR.", "proposes_algorithm"),
     ],
 )
@@ -325,6 +328,22 @@ def test_vocabularies_of_general_methods(title, abstract, rule):
 def test_schedules_and_critics_are_algorithm_cues(abstract):
     result = screening_verdicts(papers(("1", "Steadier Training", abstract)))
     assert "proposes_algorithm" in result["screening_reasons"][0]
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Clipping in RLVR: A Comprehensive Empirical Investigation",
+        "Damped Rewards: A Closed-Form Model of Reward Curves",
+        "Learning to Reason from First Principles: A Derivation",
+        "One Loss to Rule Them: A Theoretical Unification of Preference Optimization",
+    ],
+)
+def test_a_study_or_theory_by_its_title_is_not_a_method(title):
+    abstract = "We model how GRPO's reward rises during RLVR and test the predictions on math problems."
+    row = verdict_of(title, abstract)
+    assert "-study_title" in row["screening_reasons"] and not row["is_general_rl_method"]
+    assert verdict_of("Rewards Over Time", abstract)["screening_score"] > row["screening_score"]
 
 
 def test_reinforcement_in_a_title_is_not_reinforce():

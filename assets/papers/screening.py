@@ -93,6 +93,8 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("length_reward", 2, "text", r"(?i)length penalt|(?:reduc|shorten)\w* (?:the )?(?:[\w']+ ){0,2}(?:chains? of thought|reasoning length|response length)|penali[sz]\w* (?:long|lengthy|verbose)|penalty for (?:output|response|reasoning) length|overthinking|(?:CoT|chain[- ]of[- ]thought) compression|concise (?:responses|reasoning|outputs)"),
     ("reward_source", 2, "body", r"(?i)rubric|self-rewards?\b|self-judg\w*|(?:model-based|generative|soft) rewards?|reward specification|without (?:ground[- ]truth|reference) (?:answers|solutions)&!(?i)RewardBench|RM-?Bench|\bGRMs?\b|reward[- ]model(?:ing)? (?:benchmarks|accuracy|framework)"),
     ("difficulty_selection", 2, "body", r"(?i)self-play|\bproposer\b|curriculum|difficulty (?:distribution|filter\w*)|of (?:appropriate|intermediate|moderate) difficulty|intermediate accuracy|zero-variance prompts|prompt (?:selection|difficulty)|select\w* (?:the )?(?:most )?(?:informative|challenging|useful) prompts|\bhints?\b"),
+    # Which rollouts or prompts are trained on, chosen, reused or augmented by the method.
+    ("rollout_or_prompt_selection", 2, "body", r"(?i)\b(?:select|allocat|reus|prioriti[sz]|augment)\w* (?:[\w-]+ ){0,2}(?:rollouts|prompts|questions|problems|training samples)\b|\b(?:rollout|prompt|question|problem) (?:selection|allocation|augmentation|reuse)\b"),
     ("general_rl_setting", 1, "body", r"(?i)RLVR|verifiable rewards?|RLHF|mathematical reasoning|reasoning (?:tasks|benchmarks|capabilit)"),
     # Not a training method: systems, model reports, applications, studies, other fields.
     ("system_proposed", -3, "proposal", _SYSTEM),
@@ -108,6 +110,8 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("benchmark_or_data", -2, "body", r"(?i)\b(?:benchmark suite|new benchmark|we (?:create|release|curate|construct) [\w\s,-]{0,40}dataset|dataset comprising|collection of [\w\s-]{0,30}(?:games|environments)|task synthesis|synthesi[sz]\w* (?:tasks|data|dialogues)|data (?:pipeline|construction|curation))"),
     ("study", -2, "body", r"(?i)\b(?:we (?:conduct|present) (?:a|the first) [\w\s-]{0,30}(?:study|analysis|exploration)|systematic(?:ally)? (?:review|study|investigat\w*)|case study|pitfalls|this note|we point out|empirical study|scaling (?:trends|law)|this survey|we survey|comprehensive (?:survey|review|overview)|empirical investigation|in this study, we (?:investigate|examine|analy[sz]e)|we systematically (?:examine|investigate|study|analy[sz]e)|we (?:conduct|perform|run) (?:extensive |comprehensive |systematic |controlled )?(?:experiments|analys[ie]s) to (?:investigate|understand|study|examine))"),
     ("not_rl_training", -4, "body", r"(?i)\b(?:diffusion models|flow[- ]matching|denoising|optimizer based on|continual learning|improv\w* (?:to|of|on|upon) (?:the |standard )?(?:supervised fine-tuning|SFT)\b)"),
+    # A study or a theory by its title ("An Empirical Investigation", "A Closed-Form Model of …").
+    ("study_title", -3, "title", r"(?i)\bempirical (?:study|investigation|analysis)\b|\bclosed-form\b|\bfirst-principles?\b|\bderivation\b|\btheoretical (?:unification|analysis|study|perspective|framework)\b|\bmechanistic study\b|\ba deep dive\b"),
     # A survey, tutorial, position paper, benchmark or data set by its title.
     ("survey_or_benchmark_title", -4, "title", r"(?i)\bsurvey\w*\b|\btutorial\b|\bposition paper\b|\bbenchmark\w*\b|[a-z]-?Bench\b|\bdataset\b"),
     # Distillation or supervised fine-tuning with no RL in the title.
