@@ -20,7 +20,8 @@ from orchestration.resources import WAREHOUSE_VARIABLES
 from orchestration.settings import ConfigError, framework
 from tests.cli_fixtures import cli_environment, run_cli, write_snapshot
 
-TODAY = datetime.now(UTC).date()
+# Tomorrow stays in the future however long the suite runs past midnight UTC.
+TOMORROW = datetime.now(UTC).date() + timedelta(days=1)
 
 
 def _overrides_with_unknown_framework(folder: Path) -> Path:
@@ -73,11 +74,11 @@ CASES = {
     "bad date": (["--from", "2025-02-30"], r"argument --from: not a date \(YYYY-MM-DD\): '2025-02-30'; see .* --help"),
     "reversed range": (["--from", "2025-03-01", "--to", "2025-02-01"], "--from 2025-03-01 is after --to 2025-02-01"),
     "before the start": (["--from", "2024-12-31"], "--from 2024-12-31 is before the first partition, 2025-01-01"),
-    "future day": (["--to", TODAY.isoformat()], f"--to {TODAY} is after the last complete UTC day, {TODAY - timedelta(days=1)}"),
+    "future day": (["--to", TOMORROW.isoformat()], rf"--to {TOMORROW} is after the last complete UTC day, \d{{4}}-\d{{2}}-\d{{2}}"),
     "bad cohort key": (["--cohort", "2025-04-01"], r"--cohort 2025-04-01: not a cohort: '2025-04-01' \(expected a quarter like 2025-Q2\)"),
     "impossible quarter": (["--cohort", "2025-Q5"], "expected a quarter like 2025-Q2"),
     "cohort before the start": (["--cohort", "2024-Q4"], "--cohort 2024-Q4 is before the first cohort, 2025-Q1"),
-    "future cohort": (["--cohort", f"{TODAY.year + 1}-Q1"], "has no complete UTC day yet"),
+    "future cohort": (["--cohort", f"{TOMORROW.year + 1}-Q1"], "has no complete UTC day yet"),
     "cohort and range": (["--cohort", "2025-Q1", "--to", "2025-02-01"], "--cohort names the window itself: give it without --from and --to"),
     "unknown option": (["--framework", "verl"], "unrecognized arguments: --framework verl; see"),
 }  # fmt: skip
