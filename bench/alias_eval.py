@@ -35,6 +35,8 @@ def labelled_names(labels: pl.DataFrame) -> pl.DataFrame:
         .explode("name")
         .with_columns(name=pl.col("name").str.strip_chars())
         .filter(pl.col("name") != "")
+        # A name printed with LaTeX ("R$^3$L") is the plain name the rules write (R3L).
+        .with_columns(name=pl.col("name").str.replace_all(r"[$^{}]", ""))
         # A plural acronym is its singular ("SRMs" is the name SRM), as the rules write it.
         .with_columns(
             normalized=normalized_name(

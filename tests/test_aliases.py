@@ -539,3 +539,19 @@ def test_an_acronym_the_abstract_defines_after_its_proposal_without_a_proposing_
     }
     assert names(result, "2") == {}
     assert names(result, "3") == {}
+
+
+def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Careful Credit",
+             "We propose a framework that introduces a Stepwise Surprise Gain (SSG) mechanism. We implement a "
+             "Split Masking Strategy and incorporate a Twin-Gated SFT objective."),
+            # The capitalised run of an established method is not a new part.
+            ("2", "Plain Updates", "We propose to train with the Group Relative Policy Optimization objective."),
+        ),
+        NO_OVERRIDES,
+    )
+    found = names(result, "1")
+    assert {"Stepwise Surprise Gain", "Split Masking Strategy", "Twin-Gated SFT"} <= set(found)
+    assert names(result, "2") == {}

@@ -310,6 +310,7 @@ def test_empirical_studies_are_studies(abstract):
         ("Guessing Hard Prompts", "We predict each prompt's success online and use prompt selection for RL finetuning.", "difficulty_selection"),
         ("Helping Hands", "We add partial-solution hints to hard questions during RL and withdraw them later.", "difficulty_selection"),
         ("Terse Thinking via RL", "A second RL phase on a few problems can shorten the chain of thought a lot.", "length_reward"),
+        ("Think Only When Needed", "RL teaches the model when to think: a long chain for hard problems, none for easy ones.", "length_reward"),
         ("Worth a Second Look", "A bandit keeps a buffer and selects high-value rollouts for each RLVR update.", "rollout_or_prompt_selection"),
         ("Half-Solved Puzzles", "Hard questions get a partial solution prepended: question augmentation for RL.", "rollout_or_prompt_selection"),
         ("Old Answers, New Tricks", "We show that reusing stale rollouts from earlier steps trains the policy as well.", "rollout_or_prompt_selection"),

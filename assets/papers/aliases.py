@@ -348,6 +348,41 @@ def _defined_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: "we implement a Decoupled Masking Strategy", "we incorporate a Dual-Gated SFT objective",
+#: "introduces a Step-wise Marginal Information Gain (MIG) mechanism": a run of capitalised
+#: words after an article, named as a part of the method by the noun after it or by its
+#: own last word.
+_PART_NOUN = r"(?:mechanism|strategy|objective|module|scheme|technique|loss|regulari[sz]er|estimator|reward)"
+_PART_HEAD = (
+    r"(?:Strategy|Mechanism|Reward|Loss|Objective|Optimization|Estimation|Shaping|Sampling|Regularization|"
+    r"Normalization|Clipping|Masking|Weighting|Exploration|Assignment|Amplification)"
+)
+_ARTICLE = r"\b(?:a|an|the|our)\s+(?:[a-z][\w-]*\s+){0,2}"
+_NAMED_PARTS = (
+    _ARTICLE + r"((?:[A-Z][\w-]*\s+){1,5}?[A-Z][\w-]*)(?:\s*\([^()]*\))?\s+" + _PART_NOUN + r"\b",
+    # ... where the run ends at its head ("a Visual Zone Estimation Dance method" is one name).
+    _ARTICLE + r"((?:[A-Z][\w-]*\s+){1,5}" + _PART_HEAD + r")(?:[,.;:)]|\s+[a-z(]|$)",
+)
+
+
+def _named_parts(sentences: pl.DataFrame) -> pl.DataFrame:
+    """Parts of a method named by a capitalised run (_NAMED_PARTS), unless the run's
+    initials are an established name ("the Group Relative Policy Optimization objective")."""
+    runs = pl.concat(
+        [
+            sentences.select("arxiv_id", run=pl.col("sentence").str.extract_all(pattern))
+            .explode("run")
+            .drop_nulls("run")
+            .with_columns(run=pl.col("run").str.extract(pattern, 1))
+            for pattern in _NAMED_PARTS
+        ]
+    )
+    initials = pl.col("run").str.extract_all(r"(?:^|[\s-])([A-Z])").list.eval(pl.element().str.slice(-1)).list.join("")
+    return runs.filter(~normalized_name(initials).is_in(_ESTABLISHED_NORMALIZED)).select(
+        "arxiv_id", alias="run", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
+    )
+
+
 def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
     """`name` abbreviates `long_form`: its capitals occur in order among the long form's,
     the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at
@@ -730,6 +765,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             emphasised,
             _long_forms_before_acronyms(sentences),
             _defined_acronyms(_defining_sentences(papers)),
+            _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), _defining_sentences(papers)]).unique()),
             _lower_case_long_forms(sentences),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
