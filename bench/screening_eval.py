@@ -156,7 +156,9 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
     known = joined["large_policy"].is_not_null()
     # The kind rule on the labelled general methods; on all papers, the kind the table
     # stores (`other` wherever the rules' verdict is not a general method).
-    kind_same = joined["loss_change_kind"].eq(joined["loss_change_kind_rule"])
+    kind_same = joined.select(
+        pl.col("loss_change_kind").eq(only_for_general_methods(pl.col("loss_change_kind_rule"), pl.lit(True)))
+    ).to_series()
     stored_same = joined.select(
         pl.col("loss_change_kind").eq(only_for_general_methods(pl.col("loss_change_kind_rule"), pl.col("is_general_rl_method_rule")))
     ).to_series()

@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from assets.papers.screening import LOSS_CHANGE_KINDS, SCREENING_OVERRIDE_COLUMNS, code_links, loss_change_kinds, paper_screening_of, policy_sizes, read_screening_overrides, screening_verdicts
+from assets.papers.screening import LOSS_CHANGE_KINDS, SCREENING_OVERRIDE_COLUMNS, code_links, loss_change_kinds, only_for_general_methods, paper_screening_of, policy_sizes, read_screening_overrides, screening_verdicts
 from tests.helpers import REPO_ROOT, shared_snapshots
 from orchestration.tables import CORE_PAPER_SCREENING
 
@@ -514,3 +514,19 @@ def test_rl_outside_language_models_is_not_general():
         "We propose a novel RL algorithm that clips the advantage for legged robots in simulation and on hardware.",
     )
     assert not row["is_general_rl_method"] and "-not_language_models" in row["screening_reasons"]
+
+
+@pytest.mark.parametrize(
+    ("title", "abstract", "kind", "cue"),
+    [
+        # No loss term named, but a screening family that is one.
+        ("Think Only When Needed", "RL teaches the model when to think, and for how long.", "reward", "family"),
+        # No cue at all: for a general method, a new algorithm as a whole changes the objective.
+        ("Learning from Letters", "We propose a new way to train reasoning models from written comments.", "other", None),
+    ],
+)
+def test_a_method_that_names_no_loss_term_takes_its_family_or_the_objective(title, abstract, kind, cue):
+    row = loss_change_kinds(papers(("1", title, abstract))).row(0, named=True)
+    assert (row["loss_change_kind"], row["loss_change_cue"]) == (kind, cue)
+    stored = pl.select(only_for_general_methods(pl.lit(row["loss_change_kind"]), pl.lit(True))).item()
+    assert stored == ("new_objective" if kind == "other" else kind)

@@ -273,6 +273,13 @@ _MEANS = r"(?i)\b(?:through|via|by)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}"
 _LOSS_CUE_WEIGHTS = {"title": 3, "proposal": 2, "own": 1}
 
 
+#: Screening families of general methods that name no loss term, and their kind.
+_FAMILY_KINDS = {
+    "sampling": ("difficulty_selection", "rollout_or_prompt_selection"),
+    "reward": ("length_reward", "reward_source"),
+}
+
+
 def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     """`arxiv_id`, `loss_change_kind`, `loss_change_cue` (the words that decided) and
     `loss_change_reasons` (every `kind/field` cue found: `clip/title`, `mask/proposal`,
@@ -328,7 +335,16 @@ def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     reasons = pl.concat_list(
         [pl.when(found[kind, field]).then(pl.lit(f"{kind}/{field}")) for kind, field in found]
     ).list.drop_nulls()
-    scored = text.select("arxiv_id", *scores, *first_at, *cues, loss_change_reasons=reasons)
+    # A method that names no loss term is still of a family the screening knows by its
+    # words (a curriculum, a length penalty, a rubric reward): its kind.
+    rules = {name: (field, pattern) for name, _, field, pattern in SCREENING_RULES}
+    family = pl.coalesce(
+        [
+            pl.when(pl.any_horizontal([_fires(_FIELD[rules[name][0]], rules[name][1]) for name in names])).then(pl.lit(kind))
+            for kind, names in _FAMILY_KINDS.items()
+        ]
+    )
+    scored = text.select("arxiv_id", *scores, *first_at, *cues, loss_change_reasons=reasons, family=family)
     best = pl.max_horizontal(kinds)
     is_best = {kind: pl.col(kind) == best for kind in kinds}
     earliest = pl.min_horizontal([pl.when(is_best[kind]).then(pl.col(f"{kind}_at")) for kind in kinds])
@@ -338,15 +354,21 @@ def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     decided = best >= 1
     return scored.select(
         "arxiv_id",
-        loss_change_kind=pl.when(decided).then(winner).otherwise(pl.lit("other")),
-        loss_change_cue=pl.when(decided).then(winner_cue),
+        loss_change_kind=pl.when(decided).then(winner).otherwise(pl.coalesce("family", pl.lit("other"))),
+        loss_change_cue=pl.when(decided).then(winner_cue).when(pl.col("family").is_not_null()).then(pl.lit("family")),
         loss_change_reasons="loss_change_reasons",
     )
 
 
 def only_for_general_methods(kind: pl.Expr, is_general_rl_method: pl.Expr) -> pl.Expr:
-    """The loss-change kind of a general method; `other` for every other paper."""
-    return pl.when(is_general_rl_method).then(kind).otherwise(pl.lit("other"))
+    """The loss-change kind of a general method; `other` for every other paper. A general
+    method whose abstract names no part it changes is a new algorithm as a whole: its kind
+    is `new_objective` (the labels give that kind to most such methods)."""
+    return (
+        pl.when(is_general_rl_method)
+        .then(pl.when(kind == "other").then(pl.lit("new_objective")).otherwise(kind))
+        .otherwise(pl.lit("other"))
+    )
 
 
 # -- code release -------------------------------------------------------------------------
