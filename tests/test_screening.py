@@ -124,6 +124,8 @@ def test_large_policy_is_30b_or_more():
         ("Grown Trees", "We propose a rollout algorithm that grows tree-structured rollouts from uncertain tokens.", "sampling"),
         ("Sure Mistakes", "We propose Certainty-Weighted Negative Updates for wrong answers.", "weight"),
         ("Judged Steps", "We propose to score each wrong answer with a step-wise judge model.", "reward"),
+        ("Graphs of Answers", "We propose reward prediction for unlabelled rollouts from a few labelled ones.", "reward"),
+        ("Marked Mistakes", "We propose process-level supervision built by repairing wrong traces.", "reward"),
         ("Only the Good", "We propose a method where learning happens only from positive rollouts.", "mask"),
         ("Rethinking Importance Sampling for Long Outputs", "We propose cumulative per-prefix ratios for long outputs.", "weight"),
         ("Keep What You Know", "We propose a hinge-KL regularizer on solved prompts.", "coefficient"),
