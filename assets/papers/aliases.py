@@ -264,13 +264,28 @@ def _title_prefixes(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _matches(sentences: pl.DataFrame, pattern: str, groups: list[str]) -> pl.DataFrame:
+    """`arxiv_id` and the groups of every match of `pattern` in each sentence, named `groups`."""
+    return (
+        sentences.select("arxiv_id", match=pl.col("sentence").str.extract_all(pattern))
+        .explode("match")
+        .drop_nulls("match")
+        .with_columns(pl.col("match").str.extract_groups(pattern).struct.rename_fields(groups))
+        .unnest("match")
+    )
+
+
+def _sentences(papers: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id` and each sentence of its abstract, in order."""
+    return papers.select(
+        "arxiv_id",
+        sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
+    ).explode("sentence")
+
+
 def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     return (
-        papers.select(
-            "arxiv_id",
-            sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
-        )
-        .explode("sentence")
+        _sentences(papers)
         .filter(
             pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
             & pl.col("sentence").str.contains(_AUTHORS_OWN)
@@ -305,11 +320,7 @@ def _defining_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     describes the field."""
     proposing = pl.col("sentence").str.contains(_PROPOSAL_SENTENCE) & pl.col("sentence").str.contains(_AUTHORS_OWN)
     return (
-        papers.select(
-            "arxiv_id",
-            sentence=pl.col("abstract").fill_null("").str.replace_all(_SENTENCE_END, "$1\n$2").str.split("\n"),
-        )
-        .explode("sentence")
+        _sentences(papers)
         .with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
         .with_columns(first_proposal=pl.col("position").filter(proposing).min().over("arxiv_id"))
         .filter(
@@ -326,11 +337,7 @@ def _defined_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
     its long form, where the acronym's capitals spell the long form's capitalised words
     (a name coined for the paper; field terms are ESTABLISHED_NAMES)."""
     pairs = (
-        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_BEFORE))
-        .explode("pair")
-        .drop_nulls("pair")
-        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_BEFORE).struct.rename_fields(["run", "acronym"]))
-        .unnest("pair")
+        _matches(sentences, _LONG_FORM_BEFORE, ["run", "acronym"])
         .with_columns(run=pl.col("run").str.replace(r"^(?i:the|a|an)\s+", ""), acronym=_clean(pl.col("acronym")))
         .filter(
             pl.col("run").str.contains(r"\s")
@@ -425,11 +432,7 @@ def _with_greek_letters(text: pl.Expr) -> pl.Expr:
 def _apposition_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     pairs = pl.concat(
         [
-            sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(pattern))
-            .explode("pair")
-            .drop_nulls("pair")
-            .with_columns(pl.col("pair").str.extract_groups(pattern).struct.rename_fields(["name", "long"]))
-            .unnest("pair")
+            _matches(sentences, pattern, ["name", "long"])
             for pattern in (_LONG_FORM_APPOSITION, _LONG_FORM_SET_OFF)
         ]
     )
@@ -476,13 +479,7 @@ _NAME_THEN_LONG_FORM = r"(" + _NAME + r")\s*\(\s*([A-Z][^()]{4,120}?)\s*\)"
 
 def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
     """The whole parenthesis after a name, where the name's letters spell it in order."""
-    pairs = (
-        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_NAME_THEN_LONG_FORM))
-        .explode("pair")
-        .drop_nulls("pair")
-        .with_columns(pl.col("pair").str.extract_groups(_NAME_THEN_LONG_FORM).struct.rename_fields(["name", "long"]))
-        .unnest("pair")
-    )
+    pairs = _matches(sentences, _NAME_THEN_LONG_FORM, ["name", "long"])
     return pairs.filter(
         pl.col("long").str.contains(r"\s")
         & ~pl.col("long").str.contains(_EXAMPLES)
@@ -505,11 +502,7 @@ _TRAILING_METHOD_NOUN = r"\s+(?:framework|method|algorithm|approach|technique|st
 
 def _long_forms_before_names(sentences: pl.DataFrame) -> pl.DataFrame:
     pairs = (
-        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_THEN_NAME))
-        .explode("pair")
-        .drop_nulls("pair")
-        .with_columns(pl.col("pair").str.extract_groups(_LONG_THEN_NAME).struct.rename_fields(["long", "name"]))
-        .unnest("pair")
+        _matches(sentences, _LONG_THEN_NAME, ["long", "name"])
         .with_columns(long=pl.col("long").str.replace(_TRAILING_METHOD_NOUN, ""))
     )
     # The name's own part, before a variant's hyphen ("APEX-Searcher"), abbreviates the run.
@@ -548,11 +541,7 @@ def _long_forms_before_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
     ("Advantage Reweighting and Low-Probability Token Isolation (Lopti)"); a long form
     of an established acronym (GRPO, RLVR) is field jargon and goes with it."""
     pairs = (
-        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_LONG_FORM_BEFORE))
-        .explode("pair")
-        .drop_nulls("pair")
-        .with_columns(pl.col("pair").str.extract_groups(_LONG_FORM_BEFORE).struct.rename_fields(["run", "acronym"]))
-        .unnest("pair")
+        _matches(sentences, _LONG_FORM_BEFORE, ["run", "acronym"])
         .with_columns(run=pl.col("run").str.replace(r"^(?i:the|a|an)\s+", ""))
     )
     first = pl.col("acronym").str.slice(0, 1).str.to_lowercase()
@@ -584,11 +573,7 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     last words before the parenthesis whose initials (after spaces and hyphens) spell
     the acronym's capitals."""
     pairs = (
-        sentences.select("arxiv_id", pair=pl.col("sentence").str.extract_all(_WORDS_BEFORE_ACRONYM))
-        .explode("pair")
-        .drop_nulls("pair")
-        .with_columns(pl.col("pair").str.extract_groups(_WORDS_BEFORE_ACRONYM).struct.rename_fields(["before", "acronym"]))
-        .unnest("pair")
+        _matches(sentences, _WORDS_BEFORE_ACRONYM, ["before", "acronym"])
         .filter(~normalized_name(_clean(pl.col("acronym"))).is_in(_ESTABLISHED_NORMALIZED))
         .with_columns(
             words=pl.col("before").str.strip_chars().str.split(" "),
