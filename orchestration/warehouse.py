@@ -3,8 +3,9 @@
 `TRACKER_WAREHOUSE` chooses the backend: `duckdb` (the default: one DuckDB file, one
 writer process at a time) or `ducklake:postgres:<conninfo>` (a DuckLake catalog in
 PostgreSQL with Parquet data files under `TRACKER_DATA_PATH`, a folder or an `s3://`
-URL, in AWS or at `AWS_ENDPOINT_URL` (MinIO, R2, Ceph); writers in several processes at once). The write helpers below are the same SQL on
-both: in DuckLake mode the lake is attached as `lake` and made the default catalog.
+URL, in AWS or at `AWS_ENDPOINT_URL` (MinIO, R2, Ceph); writers in several processes at
+once). The write helpers below are the same SQL on both: in DuckLake mode the lake is
+attached as `lake` and made the default catalog.
 
 Every write goes through one transaction (delete the slice, insert the new rows), so a
 failure or a killed process leaves the previous rows whole, and writing the same slice
