@@ -375,19 +375,9 @@ _NAMED_PARTS = (
 def _named_parts(sentences: pl.DataFrame) -> pl.DataFrame:
     """Parts of a method named by a capitalised run (_NAMED_PARTS), unless the run's
     initials are an established name ("the Group Relative Policy Optimization objective")."""
-    runs = pl.concat(
-        [
-            sentences.select("arxiv_id", run=pl.col("sentence").str.extract_all(pattern))
-            .explode("run")
-            .drop_nulls("run")
-            .with_columns(run=pl.col("run").str.extract(pattern, 1))
-            for pattern in _NAMED_PARTS
-        ]
-    )
-    initials = pl.col("run").str.extract_all(r"(?:^|[\s-])([A-Z])").list.eval(pl.element().str.slice(-1)).list.join("")
-    return runs.filter(~normalized_name(initials).is_in(_ESTABLISHED_NORMALIZED)).select(
-        "arxiv_id", alias="run", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
-    )
+    runs = pl.concat([_found(sentences, "sentence", pattern, "long_form", loose=True) for pattern in _NAMED_PARTS])
+    initials = pl.col("alias").str.extract_all(r"(?:^|[\s-])([A-Z])").list.eval(pl.element().str.slice(-1)).list.join("")
+    return runs.filter(~normalized_name(initials).is_in(_ESTABLISHED_NORMALIZED))
 
 
 def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
@@ -737,6 +727,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     emphasised = _emphasised_names(papers)
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
     sentences = _proposal_sentences(papers)
+    defining = _defining_sentences(papers)
     whole_long_forms = _long_forms_after_names(sentences)
     found = pl.concat(
         [
@@ -749,8 +740,8 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _without_parts_of_whole_long_forms(_parenthesised(sentences, "sentence"), whole_long_forms),
             emphasised,
             _long_forms_before_acronyms(sentences),
-            _defined_acronyms(_defining_sentences(papers)),
-            _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), _defining_sentences(papers)]).unique()),
+            _defined_acronyms(defining),
+            _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique()),
             _lower_case_long_forms(sentences),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
