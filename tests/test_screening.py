@@ -129,6 +129,12 @@ def test_large_policy_is_30b_or_more():
         ("Only the Good", "We propose a method where learning happens only from positive rollouts.", "mask"),
         ("Rethinking Importance Sampling for Long Outputs", "We propose cumulative per-prefix ratios for long outputs.", "weight"),
         ("Keep What You Know", "We propose a hinge-KL regularizer on solved prompts.", "coefficient"),
+        # A loss-term word that qualifies a reward or whole problems retargets the cue.
+        ("Sure or Unsure", "We propose a Certainty-Weighted and Clipped Reward for verifiable tasks.", "reward"),
+        ("Hard Ones First", "We propose to up-weight unsolved problems by giving them extra rollouts.", "sampling"),
+        ("More for the Stuck", "Our method allocates more responses to prompts the policy rarely solves.", "sampling"),
+        ("Second Helpings", "We propose adaptive rollout and response reuse for sparse groups.", "sampling"),
+        ("Rare Wins", "We propose a data curation step that focuses training on low-likelihood problems.", "sampling"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):

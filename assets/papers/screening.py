@@ -245,7 +245,7 @@ LOSS_CHANGE_RULES: tuple[tuple[str, str], ...] = (
     ("weight", r"(?i)re-?weight\w*|(?:up|down)-?weight\w*|weight(?:ing|ed|s)? (?:ratios?|tokens?|sequences?|samples?|attempts?|strategy|scheme|mechanism|each)|token(?:-level)? weight\w*|importance (?:sampling )?(?:ratios?|weights?)|importance-weighted|\bIS ratios?|modulat\w* the (?:magnitude|strength)|magnitude of (?:policy |parameter )?updates|entropy-weighted|weigh(?:t)?ing strateg|rescal\w* (?:the )?(?:[\w-]+ )?(?:importance )?ratios|\b[\w]+-weighted\b"),
     ("coefficient", r"(?i)coefficient|length[- ]normali[sz]\w*|normali[sz]ation (?:terms?|constants?)|entropy (?:bonus|regulari[sz]ation|control)|KL (?:penalty|control|divergence control|regulari[sz]ation|regulari[sz]er|term)|hinge-KL|length[- ](?:unbiased|bias)|(?:dynamic|adaptive|scheduled) (?:Kullback-Leibler|KL|entropy)\b|entropy[- ](?:calibration|management)"),
     ("advantage", r"(?i)advantage (?:estimat\w*|normali[sz]\w*|functions?|shaping|computation|design|baselines?|reference|attribution|values?)|(?:reward|value|optimal|mean|quantile|shrinkage|learned|average|advantage|group|per-prompt|prompt-level)[- ](?:based )?baselines?|baseline (?:design|selection|estimat\w*)|credit assignment|assigns? (?:fine-grained )?credit|\bGAE\b|generali[sz]ed advantage|value (?:model|function|estimat\w*)|critics?\b|reward normali[sz]ation|normali[sz]\w* (?:the )?rewards|group normali[sz]ation|standardi[sz]\w* rewards"),
-    ("sampling", r"(?i)\bsampling (?:strateg\w*|budget|effort|framework|scheme)|\b(?:down|up|over|re)-?sampl\w*|rollout (?:budget|allocation|mechanism|selection)|(?:exploration|inference|computational) budgets?|budget allocation|allocat\w* (?:more )?(?:rollouts|samples|training resources|sampling|inference)|curriculum|(?:experience )?replay|data (?:selection|filtering)|(?:prompt|sample|response|data) (?:selection|filtering)|filter\w* (?:out )?(?:[\w-]+ ){0,4}(?:prompts|samples|responses)|filters? for|(?:discard|drop|remov)\w* (?:[\w-]+ ){0,2}(?:prompts|groups)|dynamic sampling|tree search|branch\w* from|guided (?:refinements|rollouts|responses)|(?:number|size) of (?:rollouts|samples|responses)|group sizes?|(?:larger|smaller|more|fewer) (?:groups|rollouts)|off-policy (?:traces|data|demonstrations|guidance|samples|setting)|\bproposer\b|skip\w* (?:[\w-]+ ){0,2}prompts|selective rollouts?|pre-rollout|inject\w* (?:[\w-]+ ){0,3}into (?:the )?roll-?outs?|guidance strength|difficulty (?:distribution|filter\w*|levels?)|of (?:appropriate|intermediate|moderate) difficulty|zero-variance prompts|(?:partial|stepwise|multi-level) (?:[\w-]+ )?hints?|hints? (?:to|into|in) (?:the )?(?:model's )?(?:context|rollouts|prompts)|(?:replay |experience |rollout )?buffers?\b|\bsample (?:[\w-]+ ){0,5}prompts?\b|sampling temperature|temperature (?:schedul\w*|control|polic\w*)|\bre-?generat\w* (?:(?:at|from|the) )?(?:[\w-]+ ){0,2}(?:rollouts|trajectories|responses|tokens)|hint[- ]injection|inject\w* (?:[\w-]+ ){0,3}hints?|rollout (?:algorithm|trees?)|tree-structured (?:rollouts?|sampling|search\w*)|self-play|data augmentation|\b(?:select|reus|prioriti[sz]|augment)\w* (?:[\w-]+ ){0,2}(?:rollouts|prompts|questions|problems)\b|\b(?:rollout|prompt|question|problem) (?:augmentation|reuse)\b|co-generat\w*"),
+    ("sampling", r"(?i)\bsampling (?:strateg\w*|budget|effort|framework|scheme)|\b(?:down|up|over|re)-?sampl\w*|rollout (?:budget|allocation|mechanism|selection)|(?:exploration|inference|computational) budgets?|budget allocation|allocat\w* (?:more )?(?:rollouts|samples|responses|compute|training resources|sampling|inference)|curriculum|(?:experience )?replay|data (?:selection|filtering)|(?:prompt|sample|response|data) (?:selection|filtering)|filter\w* (?:out )?(?:[\w-]+ ){0,4}(?:prompts|samples|responses)|filters? for|(?:discard|drop|remov)\w* (?:[\w-]+ ){0,2}(?:prompts|groups)|dynamic sampling|tree search|branch\w* from|guided (?:refinements|rollouts|responses)|(?:number|size) of (?:rollouts|samples|responses)|group sizes?|(?:larger|smaller|more|fewer) (?:groups|rollouts)|off-policy (?:traces|data|demonstrations|guidance|samples|setting)|\bproposer\b|skip\w* (?:[\w-]+ ){0,2}prompts|selective rollouts?|pre-rollout|inject\w* (?:[\w-]+ ){0,3}into (?:the )?roll-?outs?|guidance strength|difficulty (?:distribution|filter\w*|levels?)|of (?:appropriate|intermediate|moderate) difficulty|zero-variance prompts|(?:partial|stepwise|multi-level) (?:[\w-]+ )?hints?|hints? (?:to|into|in) (?:the )?(?:model['’]s )?(?:context|rollouts|prompts)|(?:replay |experience |rollout )?buffers?\b|\bsample (?:[\w-]+ ){0,5}prompts?\b|sampling temperature|temperature (?:schedul\w*|control|polic\w*)|\bre-?generat\w* (?:(?:at|from|the) )?(?:[\w-]+ ){0,2}(?:rollouts|trajectories|responses|tokens)|hint[- ]injection|inject\w* (?:[\w-]+ ){0,3}hints?|rollout (?:algorithm|trees?)|tree-structured (?:rollouts?|sampling|search\w*)|self-play|data augmentation|\b(?:select|reus|prioriti[sz]|augment)\w* (?:[\w-]+ ){0,2}(?:rollouts|responses|trajectories|prompts|questions|problems)\b|\b(?:rollout|response|trajectory|prompt|question|problem) (?:augmentation|reuse)\b|adaptive rollouts?\b|data curation|focus\w* (?:[\w-]+ ){0,3}on (?:[\w-]+ ){0,2}(?:problems|prompts|questions)\b|co-generat\w*"),
     ("reward", r"(?i)reward (?:shaping|penalt\w*|bonus\w*|design|estimation|prediction|propagation|system)|process[- ]level (?:supervision|rewards?|signals?)|(?:accuracy|length|format|correctness)[\w-]* rewards?|process (?:rewards?|supervision)|(?:exploration|outcome-based) (?:bonus\w*|rewards?)|length penalt\w*|intrinsic (?:rewards?|signals?)|majority vot\w*|as (?:the|its) (?:sole )?reward|generative (?:process )?rewards?|penalt(?:y|ies) (?:for|mechanism)|penalt(?:y|ies) on (?:long|lengthy|verbose|overlong|incorrect|wrong|redundant|repeated|excessive|unnecessary)|rubric\w*|self-rewards?\b|self-judg\w*|(?:model-based|hybrid|soft) (?:[\w-]+ )?rewards?|reward (?:specification|signals? (?:from|based on))|penali[sz]\w* (?:long|lengthy|verbose)|length (?:targets?|constraints?|control)|(?:dense|fine-grained|step-level) (?:and dense )?rewards?|reward mechanism|(?:fully )?unsupervised|self-supervised|label-free|without (?:any )?(?:external |supervised )?(?:rewards?|supervision|labels|ground[- ]truth)|judge models?|LLM[- ]as[- ]a[- ]judge"),
     ("new_objective", r"(?i)\b(?:new|novel|unified|joint|single|discriminative|explicit) (?:[\w-]+ ){0,2}(?:objectives?|loss)\b|jointly optimi[sz]\w*|loss functions?|surrogate (?:loss|objective)|regulari[sz]er|regulari[sz]ation term|contrastive|distribution[- ]matching|match\w* the (?:full )?(?:reward )?distribution|(?:maximi[sz]|optimi[sz])\w* the (?:[\w-]+ ){0,2}mean\b|regression loss|(?:auxiliary|additional) (?:[\w-]+ ){0,6}loss|preference (?:optimi[sz]ation|objective|loss)|direct alignment|regulari[sz]ed (?:policy|objective)|self-distill\w*|distills? (?:its|the|their)|regulari[sz]es the policy|regulari[sz]ation target|reshap\w* the (?:[\w-]+ ){0,2}distribution|divergence minimi[sz]ation|reformulat\w*|loss estimat\w*|\b(?:supervised|SFT)\b[^.]{0,40}\b(?:and|with) (?:reinforcement|RL)\b|penalty (?:term )?on the (?:policy|model)'s (?:distribution|probabilit\w*)"),
 )
@@ -267,6 +267,17 @@ _BASE_MECHANISM = (
     r"|\bmasked diffusion\b|\bmasked language models?"
     r"|\b(?:before|prior to|after) (?:the )?clipping"
 )
+#: A loss-term word that qualifies something else changes that thing: a weighted or clipped
+#: reward is a reward change ("confidence-weighted reward"), re-weighting whole
+#: problems or prompts changes what is trained on. Rewritten to a cue of that kind before
+#: the cues are counted.
+_RETARGETED = (
+    (
+        r"(?i)\b[\w-]*(?:weight|clip|mask)\w*(?: and [\w-]+)? (?:the )?(?:[\w-]+ )?rewards?\b",
+        "reward shaping",
+    ),
+    (r"(?i)\b(?:re|up|down)-?weight\w* (?:the )?(?:[\w-]+ ){0,2}(?:problems|prompts|questions)\b", "prompt selection"),
+)
 _MEANS = r"(?i)\b(?:through|via|by)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,2}"
 #: Where a cue weighs most: the title names the method, a proposing sentence says what
 #: it is, the rest of the abstract only mentions it.
@@ -278,6 +289,14 @@ _FAMILY_KINDS = {
     "sampling": ("difficulty_selection", "rollout_or_prompt_selection"),
     "reward": ("length_reward", "reward_source"),
 }
+
+
+def _cue_text(field: pl.Expr) -> pl.Expr:
+    """A text field with the base algorithm's mechanisms left out and retargeted cues rewritten."""
+    field = field.str.replace_all(_BASE_MECHANISM, "")
+    for pattern, replacement in _RETARGETED:
+        field = field.str.replace_all(pattern, replacement)
+    return field
 
 
 def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
@@ -293,9 +312,7 @@ def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     paper with no cue is `other`; so is every paper that is not a general method
     (`paper_screening_of` sees to that, after overrides).
     """
-    text = _with_text(papers).with_columns(
-        [pl.col(field).str.replace_all(_BASE_MECHANISM, "") for field in _LOSS_CUE_WEIGHTS]
-    )
+    text = _with_text(papers).with_columns([_cue_text(pl.col(field)) for field in _LOSS_CUE_WEIGHTS])
     kinds = [kind for kind, _ in LOSS_CHANGE_RULES]
     found = {
         (kind, field): pl.col(field).str.contains(pattern) for kind, pattern in LOSS_CHANGE_RULES for field in _LOSS_CUE_WEIGHTS
