@@ -135,6 +135,12 @@ def test_large_policy_is_30b_or_more():
         ("More for the Stuck", "Our method allocates more responses to prompts the policy rarely solves.", "sampling"),
         ("Second Helpings", "We propose adaptive rollout and response reuse for sparse groups.", "sampling"),
         ("Rare Wins", "We propose a data curation step that focuses training on low-likelihood problems.", "sampling"),
+        ("Even Scales", "We propose to rescale positive and negative updates by how much each moves the entropy.", "weight"),
+        ("Where It Counts", "We propose to focus policy updates on high-entropy tokens near the answer.", "weight"),
+        ("Sum or Mean", "We propose a length-aware loss aggregation over tokens that keeps the estimate unbiased.", "coefficient"),
+        ("Human Touch", "We propose to augment verifiable rewards with a learned critic of style.", "reward"),
+        ("Steady Drip", "We propose a framework that provides continuous reward signals for every step.", "reward"),
+        ("Trust the Few", "We propose an algorithm that identifies reliable unlabeled samples from a few labelled ones.", "sampling"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
