@@ -522,6 +522,21 @@ def test_an_rl_method_for_one_application_domain_is_not_general():
     assert not row["is_general_rl_method"] and "-application" in row["screening_reasons"]
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Ratio-Balanced Policy Optimization for Text2SQL Generation",
+        "Property-Guided Policy Optimization for Molecule Editing with LLMs",
+        "Step-Checked Policy Optimization for Formal Proofs in Lean",
+    ],
+)
+def test_a_title_that_names_one_domain_makes_an_algorithm_an_application(title):
+    abstract = "We train the policy with GRPO and a reward for valid outputs."
+    row = verdict_of(title, abstract)
+    assert not row["is_general_rl_method"] and "-task_specific" in row["screening_reasons"]
+    assert verdict_of("Ratio-Balanced Policy Optimization", abstract)["is_general_rl_method"]
+
+
 def test_rl_outside_language_models_is_not_general():
     row = verdict_of(
         "Clipped Advantage Policy Optimization for Quadruped Locomotion",

@@ -116,7 +116,7 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("survey_or_benchmark_title", -4, "title", r"(?i)\bsurvey\w*\b|\btutorial\b|\bposition paper\b|\bbenchmark\w*\b|[a-z]-?Bench\b|\bdataset\b"),
     # Distillation or supervised fine-tuning with no RL in the title.
     ("supervised_title", -4, "title", r"(?i)distill|\bSFT\b|supervised fine-tuning&!(?i)reinforc|\bRL|polic|reward|GRPO|PPO"),
-    ("task_specific", -2, "title", r"(?i)e-commerce|recommend|audio|video|image|GUI|search agents?|agentic search|agents? for|tool use|tool-integrated|multimodal|omni|relevance"),
+    ("task_specific", -2, "title", r"(?i)e-commerce|recommend|audio|video|image|GUI|search agents?|agentic search|agents? for|tool use|tool-integrated|multimodal|omni|relevance|SQL|molecul\w*|chemi\w*|protein|clinical|medical|legal|financial|theorem prov\w*|formal proofs?|software (?:engineering|agents)|de-?bias\w*|deep research|search-augmented|retrieval-augmented"),
 )
 
 #: Rules that say "model or technical report", and rules that say the paper introduces a
