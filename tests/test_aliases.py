@@ -555,3 +555,17 @@ def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun
     found = names(result, "1")
     assert {"Stepwise Surprise Gain", "Split Masking Strategy", "Twin-Gated SFT"} <= set(found)
     assert names(result, "2") == {}
+
+
+def test_names_the_authors_term_greek_prefixed_acronyms_and_a_proposed_solution():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Louder Teachers", "We find that scaling the teacher's reward helps, which we term LouderKD, across sizes."),
+            ("2", "Stepwise Balance", "We propose a small modification to the update (κ-PO) that balances steps."),
+            ("3", "Counting Wins", "We propose a simple yet effective solution SteadyPO-μ, a variant that watches accuracy."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert "LouderKD" in names(result, "1")
+    assert "κ-PO" in names(result, "2")
+    assert "SteadyPO-μ" in names(result, "3")

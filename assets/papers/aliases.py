@@ -56,9 +56,10 @@ ESTABLISHED_NAMES = frozenset(
 
 _SEPARATORS = r"[\s\-_.]+"
 #: A method name: a capitalised token, optionally with -, . or digits inside and ++ after
-#: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), "Dr. GRPO"-style honorific names, or
-#: a lower-case prefix before capitals ("vOPD", "rStar2-Agent").
-_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9α-ω]+)*(?:@[A-Za-z0-9]+)?(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
+#: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), "Dr. GRPO"-style honorific names,
+#: a lower-case prefix before capitals ("vOPD", "rStar2-Agent"), or a Greek letter before
+#: one ("λ-PO").
+_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9α-ω]+)*(?:@[A-Za-z0-9]+)?(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*|[α-ω]-[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
 _PROPOSING = (
     r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
@@ -66,12 +67,12 @@ _PROPOSING = (
 )
 _WE_PROPOSE = (
     _PROPOSING
-    + r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|,)\s+)*"
+    + r"(?i:(?:a|an|the|our|novel|new|simple|yet|effective|general|two|method|algorithm|framework|approach|solution|,)\s+)*"
     + _LATEX_WRAP
     + "(" + _NAME + r")(\s+[A-Z][A-Za-z])?(\}?\s*(?:[,(:]|[–—]|\s-\s))?"
 )
 _NAMED = (
-    r"(?i:\b(?:named|namely|called|dubbed|termed|coined)\s+(?:as\s+)?)"
+    r"(?i:\b(?:named|namely|called|dubbed|termed|coined|we (?:term|call|name))\s+(?:as\s+)?)"
     + _LATEX_WRAP
     + r"[\"'“]?("
     + _NAME
