@@ -141,6 +141,12 @@ def test_large_policy_is_30b_or_more():
         ("Human Touch", "We propose to augment verifiable rewards with a learned critic of style.", "reward"),
         ("Steady Drip", "We propose a framework that provides continuous reward signals for every step.", "reward"),
         ("Trust the Few", "We propose an algorithm that identifies reliable unlabeled samples from a few labelled ones.", "sampling"),
+        ("Lean Groups", "We propose to prune completions whose advantage is near zero before the update.", "mask"),
+        ("Quiet Negatives", "We propose negative token filtering so that shared steps of wrong answers are not penalised.", "mask"),
+        ("Tighter Each Round", "We propose rounds of RL, each with a smaller token limit on the answer.", "reward"),
+        ("Lessons Kept", "We propose a framework that prioritizes valuable experiences from earlier steps.", "sampling"),
+        ("Forks in the Road", "We propose to perform targeted rollouts from uncertain positions of a trace.", "sampling"),
+        ("Hints for the Stuck", "We propose a second policy that is trained alongside the reasoner.", "sampling"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
