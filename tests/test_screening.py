@@ -335,6 +335,8 @@ def test_empirical_studies_are_studies(abstract):
         ("Half-Solved Puzzles", "Hard questions get a partial solution prepended: question augmentation for RL.", "rollout_or_prompt_selection"),
         ("Old Answers, New Tricks", "We show that reusing stale rollouts from earlier steps trains the policy as well.", "rollout_or_prompt_selection"),
         ("Worse Mistakes", "We propose Certainty-Weighted Negative Updates that punish confident errors more in RLVR.", "proposes_algorithm"),
+        ("Trim the Trace", "We prune the thinking length of a reasoning model over rounds of RL.", "length_reward"),
+        ("Just Long Enough", "RL lets the model learn its own optimal reasoning length for each problem.", "length_reward"),
     ],
 )
 def test_vocabularies_of_general_methods(title, abstract, rule):
@@ -541,6 +543,11 @@ def test_a_title_that_names_one_domain_makes_an_algorithm_an_application(title):
     row = verdict_of(title, abstract)
     assert not row["is_general_rl_method"] and "-task_specific" in row["screening_reasons"]
     assert verdict_of("Ratio-Balanced Policy Optimization", abstract)["is_general_rl_method"]
+
+
+def test_a_domain_word_must_be_a_word_of_the_title():
+    row = verdict_of("Guiding Policy Optimization to Imagined Baselines", "We train the policy with GRPO and a reward for valid outputs.")
+    assert "-task_specific" not in row["screening_reasons"]
 
 
 def test_rl_outside_language_models_is_not_general():

@@ -90,7 +90,7 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     # concise reasoning, a reward that comes from rubrics, a judge or the policy itself (but
     # not a paper whose product is the reward model), and prompts or problems chosen by
     # their difficulty (curricula, self-play proposers).
-    ("length_reward", 2, "text", r"(?i)length penalt|(?:reduc|shorten)\w* (?:the )?(?:[\w']+ ){0,2}(?:chains? of thought|reasoning length|response length)|penali[sz]\w* (?:long|lengthy|verbose)|penalty for (?:output|response|reasoning) length|overthinking|(?:CoT|chain[- ]of[- ]thought) compression|concise (?:responses|reasoning|outputs)|when to think|adaptive (?:thinking|reasoning)|(?:thinking|think) (?:and|or|vs\.?|versus) (?:no-?thinking|non-thinking)"),
+    ("length_reward", 2, "text", r"(?i)length penalt|(?:reduc|shorten|prun)\w* (?:the )?(?:[\w']+ ){0,2}(?:chains? of thought|reasoning length|response length|thinking length)|(?:optimal|appropriate|adaptive) (?:CoT|reasoning|response|thinking|inference) lengths?|penali[sz]\w* (?:long|lengthy|verbose)|penalty for (?:output|response|reasoning) length|overthinking|(?:CoT|chain[- ]of[- ]thought) compression|concise (?:responses|reasoning|outputs)|when to think|adaptive (?:thinking|reasoning)|(?:thinking|think) (?:and|or|vs\.?|versus) (?:no-?thinking|non-thinking)"),
     ("reward_source", 2, "body", r"(?i)rubric|self-rewards?\b|self-judg\w*|(?:model-based|generative|soft) rewards?|reward specification|without (?:ground[- ]truth|reference) (?:answers|solutions)&!(?i)RewardBench|RM-?Bench|\bGRMs?\b|reward[- ]model(?:ing)? (?:benchmarks|accuracy|framework)"),
     ("difficulty_selection", 2, "body", r"(?i)self-play|\bproposer\b|curriculum|difficulty (?:distribution|filter\w*)|of (?:appropriate|intermediate|moderate) difficulty|intermediate accuracy|zero-variance prompts|prompt (?:selection|difficulty)|select\w* (?:the )?(?:most )?(?:informative|challenging|useful) prompts|\bhints?\b"),
     # Which rollouts or prompts are trained on, chosen, reused or augmented by the method.
@@ -116,7 +116,7 @@ SCREENING_RULES: tuple[tuple[str, int, str, str], ...] = (
     ("survey_or_benchmark_title", -4, "title", r"(?i)\bsurvey\w*\b|\btutorial\b|\bposition paper\b|\bbenchmark\w*\b|[a-z]-?Bench\b|\bdataset\b"),
     # Distillation or supervised fine-tuning with no RL in the title.
     ("supervised_title", -4, "title", r"(?i)distill|\bSFT\b|supervised fine-tuning&!(?i)reinforc|\bRL|polic|reward|GRPO|PPO"),
-    ("task_specific", -2, "title", r"(?i)e-commerce|recommend|audio|video|image|GUI|search agents?|agentic search|agents? for|tool use|tool-integrated|multimodal|omni|relevance|SQL|molecul\w*|chemi\w*|protein|clinical|medical|legal|financial|theorem prov\w*|formal proofs?|software (?:engineering|agents)|de-?bias\w*|deep research|search-augmented|retrieval-augmented"),
+    ("task_specific", -2, "title", r"(?i)\b(?:e-commerce|recommend|audio|video|image|GUI\b|search agents?|agentic search|agents? for|tool use|tool-integrated|multimodal|omni|relevance|molecul\w*|chemi\w*|protein|clinical|medical|legal|financial|theorem prov\w*|formal proofs?|software (?:engineering|agents)|de-?bias\w*|deep research|search-augmented|retrieval-augmented)|SQL"),
 )
 
 #: Rules that say "model or technical report", and rules that say the paper introduces a
