@@ -569,3 +569,19 @@ def test_names_the_authors_term_greek_prefixed_acronyms_and_a_proposed_solution(
     assert "LouderKD" in names(result, "1")
     assert "κ-PO" in names(result, "2")
     assert "SteadyPO-μ" in names(result, "3")
+
+
+def test_names_a_paper_defines_or_describes_and_parts_the_proposed_method_introduces():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Short Wins", "We define the Group Shortest Answer (GSA) as the shortest correct response of a group."),
+            ("2", "Calibrated Bets", "This paper describes RLBC (Reinforcement Learning with Brier Credits), a recipe."),
+            ("3", "Bounded Ratios", "The proposed BRPO introduces a Soft Ratio Squasher (SRS) to bound the update."),
+            ("4", "Three Ways", "We propose three variants: (1) TW-A minimizes the entropy of outputs; (2) TW-B: a reward."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert {"Group Shortest Answer", "GSA"} <= set(names(result, "1"))
+    assert "Reinforcement Learning with Brier Credits" in names(result, "2")
+    assert {"Soft Ratio Squasher", "SRS"} <= set(names(result, "3"))
+    assert {"TW-A", "TW-B"} <= set(names(result, "4"))

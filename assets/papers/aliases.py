@@ -84,14 +84,14 @@ _NAMED_LAST = r"(?i:\b(?:named|namely|called|dubbed|termed)\s+)" + _NAME + r"(?:
 #: A sentence that cites others ("we adopt X (Smith et al., 2025)"): its names are theirs.
 _CITATION = r"\bet al\b|\[\d+(?:[,\s-]+\d+)*\]"
 _PROPOSAL_SENTENCE = (
-    r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|investigat|at the (?:core|heart) of|(?:core|key) components?)"
+    r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|investigat|describ|defin|at the (?:core|heart) of|(?:core|key) components?)"
     # "First, our Reasoning-Oriented Data Strategy (RODS) combines …"
     + r"|\b[Oo]ur\s+[A-Z][^()]{3,80}\(\s*[A-Z]"
 )
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.
-_AUTHORS_OWN = r"(?i)\b(?:we|us|our|this (?:paper|work|study)|novel)\b"
+_AUTHORS_OWN = r"(?i)\b(?:we|us|our|this (?:paper|work|study)|novel|the proposed)\b"
 #: "we introduce Moonlight, a 16B MoE model": the name of a model, data set or benchmark
 #: the paper releases, which threads and configs use for the artifact, not a method.
 _ARTIFACT_APPOSITION = r"(\s*(?:a|an|the)\s[^.;,]{0,60}?\b(?:models?|datasets?|benchmarks?|corpus|corpora)\b)?"
@@ -136,7 +136,7 @@ _ENUMERATED = (
     r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*("
     + _NAME
     # ... of one word, or two where the second looks like a name ("Rollout DPO").
-    + r"(?:\s+[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)?)(?:\s*,|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc)\w*)"
+    + r"(?:\s+[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)?)(?:\s*[,:]|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc|minimi[sz]|maximi[sz]|optimi[sz]|appl|us)\w*)"
 )
 #: "(2) Reasoning-aware Advantage Estimation, which …": an enumerated long name.
 _ENUMERATED_LONG = r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(" + _LONG_NAME + r")\s*(?:,|\s+(?:which|that|to)\b)"
