@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from bench import alias_eval, screening_eval
+from bench import alias_eval, label_agreement, screening_eval
 from orchestration.tables import CORE_PAPERS
 
 INVENTED_BATCH = Path(__file__).parent / "fixtures" / "unseen" / "invented_batch.jsonl"
@@ -49,3 +49,26 @@ def test_a_broken_batch_line_names_the_file_and_line(tmp_path):
         assert "broken.jsonl:1" in str(error)
     else:
         raise AssertionError("a broken line must stop the bench")
+
+
+def test_the_second_reader_is_scored_like_the_rules():
+    first = screening_eval.unseen_batch(INVENTED_BATCH).labels
+    second = pl.DataFrame(
+        [
+            # Agrees the first paper is a general method but reads another kind and one name.
+            ("2599.00001", True, "weight", "WXPO", "a weighting"),
+            ("2599.00002", True, "sampling", "", "calls it a method"),
+        ],
+        schema=label_agreement.second_reader_labels().schema,
+        orient="row",
+    )
+    figures = label_agreement.agreement(first, second)
+    assert figures["papers"] == 2 and figures["general_f1"] == 2 / 3 and figures["general_agreement"] == 0.5
+    assert (figures["kind_papers"], figures["kind_accuracy"]) == (1, 0.0)
+    assert (figures["name_recall"], figures["name_precision"]) == (0.5, 1.0)
+
+
+def test_the_committed_second_reader_labels_cover_labelled_unseen_papers():
+    second = label_agreement.second_reader_labels()
+    first = screening_eval.whole_set(screening_eval.unseen_batches()).labels
+    assert second.height == 100 and second.join(first, on="arxiv_id", how="anti").is_empty()
