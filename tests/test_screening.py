@@ -337,6 +337,8 @@ def test_empirical_studies_are_studies(abstract):
         ("Worse Mistakes", "We propose Certainty-Weighted Negative Updates that punish confident errors more in RLVR.", "proposes_algorithm"),
         ("Trim the Trace", "We prune the thinking length of a reasoning model over rounds of RL.", "length_reward"),
         ("Just Long Enough", "RL lets the model learn its own optimal reasoning length for each problem.", "length_reward"),
+        ("No Judge Needed", "We propose a verifier-free RL method that learns from reference answers alone.", "reward_source"),
+        ("Learning at the Edge", "We propose an online data selection rule for RL post-training of LLMs.", "rollout_or_prompt_selection"),
     ],
 )
 def test_vocabularies_of_general_methods(title, abstract, rule):
@@ -543,6 +545,16 @@ def test_a_title_that_names_one_domain_makes_an_algorithm_an_application(title):
     row = verdict_of(title, abstract)
     assert not row["is_general_rl_method"] and "-task_specific" in row["screening_reasons"]
     assert verdict_of("Ratio-Balanced Policy Optimization", abstract)["is_general_rl_method"]
+
+
+def test_grounded_reasoning_and_open_weight_baselines_are_not_an_application_or_a_report():
+    row = verdict_of(
+        "Anchored Advantages",
+        "We propose a novel RL algorithm that keeps the policy grounding its reasoning in the question; "
+        "it improves several open-weight LLMs on RLVR benchmarks.",
+    )
+    assert row["is_general_rl_method"]
+    assert "-application" not in row["screening_reasons"] and "-model_report" not in row["screening_reasons"]
 
 
 def test_a_domain_word_must_be_a_word_of_the_title():
