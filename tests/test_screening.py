@@ -146,6 +146,9 @@ def test_large_policy_is_30b_or_more():
         ("Tighter Each Round", "We propose rounds of RL, each with a smaller token limit on the answer.", "reward"),
         ("Lessons Kept", "We propose a framework that prioritizes valuable experiences from earlier steps.", "sampling"),
         ("Forks in the Road", "We propose to perform targeted rollouts from uncertain positions of a trace.", "sampling"),
+        ("Fewer Tokens, Same Gains", "We design methods that operate on a small, random subset of output tokens.", "mask"),
+        ("Narrow Focus", "We propose to limit learning to a small subset of uncertain positions in each answer.", "mask"),
+        ("Seeing Is Rewarded", "We introduce a description reward scored by a judge for each image caption.", "reward"),
         ("Hints for the Stuck", "We propose a second policy that is trained alongside the reasoner.", "sampling"),
     ],
 )
