@@ -585,3 +585,17 @@ def test_names_a_paper_defines_or_describes_and_parts_the_proposed_method_introd
     assert "Reinforcement Learning with Brier Credits" in names(result, "2")
     assert {"Soft Ratio Squasher", "SRS"} <= set(names(result, "3"))
     assert {"TW-A", "TW-B"} <= set(names(result, "4"))
+
+
+def test_a_second_name_after_and_a_name_short_for_its_long_form_and_a_long_form_or_its_name():
+    result = paper_aliases_of(
+        papers(
+            ("1", "Two Tools", "We introduce Q-GRPO, a quantile variant of GRPO, and T-PMX, a prefix matching scheme."),
+            ("2", "Offline Anchors", "We introduce OFA, short for Offline Frozen Anchoring, which moves the estimate out of the loop."),
+            ("3", "Quiet Tuning", "We develop Quiet Rollout Tuning, or QRT, a new class of methods for budgets."),
+        ),
+        NO_OVERRIDES,
+    )
+    assert {"Q-GRPO", "T-PMX"} <= set(names(result, "1"))
+    assert {"OFA", "Offline Frozen Anchoring"} <= set(names(result, "2"))
+    assert {"QRT", "Quiet Rollout Tuning"} <= set(names(result, "3"))

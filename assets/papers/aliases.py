@@ -164,6 +164,8 @@ _NAME_INTRODUCES = (
     + _NAME
     + r"),\s+(?:a|an)\s"
 )
+#: "we introduce X-PO, a …, and Y-PO, a …": a second name introduced the same way.
+_AND_NAME_APPOSITION = r",?\s+and\s+(" + _NAME + r"),\s+(?:a|an)\s"
 #: "we train Zeno-R1 to use tools": the authors' own model, by a name-like word.
 _WE_TRAIN = r"\b[Ww]e (?:then |further |also )?train (" + _NAME + r")\b"
 #: Released sizes of the established model families are the checkpoints a paper starts
@@ -466,11 +468,14 @@ def _spelled_by(name: pl.Expr, long_form: pl.Expr) -> pl.Expr:
 #: name, then its long form of several words in parentheses, small words and lower case
 #: allowed.
 _NAME_THEN_LONG_FORM = r"(" + _NAME + r")\s*\(\s*([A-Z][^()]{4,120}?)\s*\)"
+#: "XYZ, short for Extra Yield Zone, which …".
+_NAME_SHORT_FOR = r"(" + _NAME + r"),?\s+short for\s+([A-Z][^,.;()]{4,120}?)\s*(?:[,.;]|\s+(?:which|that|to)\b)"
 
 
 def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
-    """The whole parenthesis after a name, where the name's letters spell it in order."""
-    pairs = _matches(sentences, _NAME_THEN_LONG_FORM, ["name", "long"])
+    """The whole parenthesis after a name, or what it is "short for", where the name's
+    letters spell it in order."""
+    pairs = pl.concat([_matches(sentences, pattern, ["name", "long"]) for pattern in (_NAME_THEN_LONG_FORM, _NAME_SHORT_FOR)])
     return pairs.filter(
         pl.col("long").str.contains(r"\s")
         & ~pl.col("long").str.contains(_EXAMPLES)
@@ -483,7 +488,7 @@ def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
 #: Optimization, namely A3PO": a long form, lower-case words allowed, then its name.
 _LONG_THEN_NAME = (
     _PROPOSING
-    + r"(?i:(?:a|an|the|novel|new)\s+)*([A-Z][^,.;:()]{5,120}?)\s*,?\s+(?i:namely|denoted as|called|termed|dubbed|named)\s+("
+    + r"(?i:(?:a|an|the|novel|new)\s+)*([A-Z][^,.;:()]{5,120}?)\s*,?\s+(?i:namely|denoted as|called|termed|dubbed|named|or)\s+("
     + _NAME
     + ")"
 )
@@ -498,9 +503,17 @@ def _long_forms_before_names(sentences: pl.DataFrame) -> pl.DataFrame:
     )
     # The name's own part, before a variant's hyphen ("APEX-Searcher"), abbreviates the run.
     stem = pl.col("name").str.extract(r"^([^-]+)", 1)
-    return pairs.filter(
+    spelled = pairs.filter(
         pl.col("long").str.contains(r"\s") & _abbreviates(stem, pl.col("long"), word_for_each_capital=False)
-    ).select("arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+    # Both are the method's names; the name also comes from "namely"/"called" rules, but
+    # nothing else finds it after "…, or QRT".
+    return pl.concat(
+        [
+            spelled.select("arxiv_id", alias="long", source=pl.lit("long_form")),
+            spelled.select("arxiv_id", alias="name", source=pl.lit("named")),
+        ]
+    ).with_columns(set_apart=pl.lit(True), artifact=pl.lit(False))
 
 
 def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
@@ -770,6 +783,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             ).filter(~pl.col("artifact")),
             _found(sentences, "sentence", _NAMED, "named", runs_on_group=True),
             _found(sentences, "sentence", _NAMED_LAST, "named"),
+            _found(sentences, "sentence", _AND_NAME_APPOSITION, "we_propose").filter(pl.col("alias").str.contains(_NAME_LIKE)),
         ],
         how="diagonal",
     ).with_columns(spelled_out=pl.col("spelled_out").fill_null(False))
