@@ -149,6 +149,13 @@ def test_large_policy_is_30b_or_more():
         ("Fewer Tokens, Same Gains", "We design methods that operate on a small, random subset of output tokens.", "mask"),
         ("Narrow Focus", "We propose to limit learning to a small subset of uncertain positions in each answer.", "mask"),
         ("Seeing Is Rewarded", "We introduce a description reward scored by a judge for each image caption.", "reward"),
+        ("Weighted Drafts", "We propose to assign softmax weights to generated outputs by their advantage and entropy.", "weight"),
+        ("Whole-Answer Weights", "We propose sequence weighting by uncertainty inside the group loss.", "weight"),
+        ("Best of Several", "We propose a transformation of the group's final rewards so that pass@k is optimised.", "reward"),
+        ("Mind the Clash", "We propose to protect shared tokens by skipping negative updates on them.", "mask"),
+        ("Nosy Policies", "We propose curiosity signals from the model's own perplexity to drive exploration.", "reward"),
+        ("Label What Matters", "We propose a data triage step that picks which unlabeled prompts to train on.", "sampling"),
+        ("Entropy-Regularized Policy Optimization for Agents", "We propose to smooth the entropy bonus over turns.", "coefficient"),
         ("Hints for the Stuck", "We propose a second policy that is trained alongside the reasoner.", "sampling"),
     ],
 )
