@@ -599,3 +599,11 @@ def test_a_second_name_after_and_a_name_short_for_its_long_form_and_a_long_form_
     assert {"Q-GRPO", "T-PMX"} <= set(names(result, "1"))
     assert {"OFA", "Offline Frozen Anchoring"} <= set(names(result, "2"))
     assert {"QRT", "Quiet Rollout Tuning"} <= set(names(result, "3"))
+
+
+def test_the_resulting_method_named_after_a_comma():
+    result = paper_aliases_of(
+        papers(("1", "Centred Batches", "We centre each batch's advantages. The resulting method, CenPO, is cheap to run.")),
+        NO_OVERRIDES,
+    )
+    assert "CenPO" in names(result, "1")

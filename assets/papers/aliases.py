@@ -172,7 +172,7 @@ _WE_TRAIN = r"\b[Ww]e (?:then |further |also )?train (" + _NAME + r")\b"
 #: from ("Qwen2.5-Math-7B"), never its name.
 _MODEL_FAMILY = r"(?i)^(?:Qwen|Llama|Mistral|Mixtral|Gemma|GPT|DeepSeek|Phi|OLMo|Claude|Gemini|InternLM|GLM)[\d.-].*-\d+(?:\.\d+)?[BM]\b"
 #: "Our system, EigenData, is ...": the authors' own thing, named in apposition.
-_OUR_THING_NAMED = r"(?i:\b(?:our|the proposed)\s+(?:[\w-]+\s+)?(?:system|method|framework|approach|algorithm|technique|engine|library),\s+)(" + _NAME + r"),"
+_OUR_THING_NAMED = r"(?i:\b(?:our|the proposed|the resulting)\s+(?:[\w-]+\s+)?(?:system|method|framework|approach|algorithm|technique|engine|library),\s+)(" + _NAME + r"),"
 #: A parenthesis that holds names: one name ("(GSPO)"), two ("(PSR and NSR)") or a long
 #: form after its acronym ("PODS (Policy Optimization with Down-Sampling)"); not a list
 #: of examples ("(e.g., GRPO)").
