@@ -307,12 +307,14 @@ def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     `loss_change_reasons` (every `kind/field` cue found: `clip/title`, `mask/proposal`,
     `weight/own` for the abstract's sentences that are not about prior work).
 
-    The kind whose cues weigh most wins: every occurrence counts, by where it is (title 3,
-    a proposing sentence 2, another sentence of the paper's own 1), and once more after
-    "through", "via" or "by". A tie goes to the kind claimed first in the proposing
-    sentences, then in the paper's own (a method is named for its main part, or claims
-    it first), then to the precedence of LOSS_CHANGE_RULES. A
-    paper with no cue is `other`; so is every paper that is not a general method
+    Cues are read after the base algorithm's mechanisms are left out and a loss-term word
+    that qualifies a reward, whole problems or an entropy-regularized objective is
+    retargeted (`_RETARGETED`). The kind whose cues weigh most wins: every occurrence
+    counts, by where it is (title 3, a proposing sentence 2, another sentence of the
+    paper's own 1), and once more after "through", "via" or "by". A tie goes to the kind
+    claimed first in the proposing sentences, then in the paper's own (a method is named
+    for its main part, or claims it first), then to the precedence of LOSS_CHANGE_RULES.
+    A paper with no cue is `other`; so is every paper that is not a general method
     (`paper_screening_of` sees to that, after overrides).
     """
     text = _with_text(papers).with_columns([_cue_text(pl.col(field)) for field in _LOSS_CUE_WEIGHTS])
