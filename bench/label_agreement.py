@@ -24,16 +24,20 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from bench.alias_eval import labelled_names  # noqa: E402
-from bench.screening_eval import unseen_batches, whole_set  # noqa: E402
+from bench.screening_eval import LABEL_SCHEMA, unseen_batches, whole_set  # noqa: E402
 
 SECOND_READER = REPO_ROOT / "bench" / "labels" / "second_reader" / "unseen_sample.jsonl"
+#: The fields a second reader labels, typed as the first labels are (`method_names` `;`-separated).
+SECOND_READER_SCHEMA = {
+    column: LABEL_SCHEMA[column] for column in ("arxiv_id", "is_general_rl_method", "loss_change_kind", "method_names", "note")
+}
 
 
 def second_reader_labels(path: Path = SECOND_READER) -> pl.DataFrame:
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return pl.DataFrame(
         [{**record, "method_names": ";".join(record["method_names"])} for record in records],
-        schema={"arxiv_id": pl.Utf8, "is_general_rl_method": pl.Boolean, "loss_change_kind": pl.Utf8, "method_names": pl.Utf8, "note": pl.Utf8},
+        schema=SECOND_READER_SCHEMA,
     )
 
 

@@ -59,7 +59,7 @@ def test_the_second_reader_is_scored_like_the_rules():
             ("2599.00001", True, "weight", "WXPO", "a weighting"),
             ("2599.00002", True, "sampling", "", "calls it a method"),
         ],
-        schema=label_agreement.second_reader_labels().schema,
+        schema=label_agreement.SECOND_READER_SCHEMA,
         orient="row",
     )
     figures = label_agreement.agreement(first, second)
