@@ -157,6 +157,16 @@ def test_large_policy_is_30b_or_more():
         ("Label What Matters", "We propose a data triage step that picks which unlabeled prompts to train on.", "sampling"),
         ("Entropy-Regularized Policy Optimization for Agents", "We propose to smooth the entropy bonus over turns.", "coefficient"),
         ("Hints for the Stuck", "We propose a second policy that is trained alongside the reasoner.", "sampling"),
+        # Weights of several rewards compose the reward; redistributing it is a reward change.
+        ("Moving Targets", "We propose to adapt the weights of the rewards for helpfulness and brevity online.", "reward"),
+        ("Sliding Scales", "We introduce adaptive reward weighting across three objectives.", "reward"),
+        ("Spread the Credit", "We redistribute the final reward over the steps of each trace.", "reward"),
+        # Gating gradients or updates leaves them out; update magnitudes are weights.
+        ("Know When to Stop", "We propose to gate out the updates of a reused batch once the head's norm spikes.", "mask"),
+        ("Guarded Steps", "A monitor intercepts harmful gradients before the optimizer step.", "mask"),
+        ("Direction and Size", "We keep the reward for the direction and set token-level update magnitudes from a teacher.", "weight"),
+        # The masked model being trained is not a masking method (no cue is left).
+        ("Slow Diffusers", "We propose a policy gradient for masked diffusion LMs that estimates likelihoods in one pass.", "other"),
     ],
 )
 def test_loss_change_kind_and_its_cue(title, abstract, kind):
@@ -349,6 +359,9 @@ def test_empirical_studies_are_studies(abstract):
         ("Just Long Enough", "RL lets the model learn its own optimal reasoning length for each problem.", "length_reward"),
         ("No Judge Needed", "We propose a verifier-free RL method that learns from reference answers alone.", "reward_source"),
         ("Learning at the Edge", "We propose an online data selection rule for RL post-training of LLMs.", "rollout_or_prompt_selection"),
+        ("One Loop", "We propose a schedule that interleaves SFT and RL within each training step.", "sft_rl_hybrid"),
+        ("Both Teachers", "Our method unifies supervised fine-tuning and reinforcement learning in one objective.", "sft_rl_hybrid"),
+        ("Where Rewards Belong: Segment Reward Redistribution", "We train reasoning models with RL.", "title_rl_mechanism"),
     ],
 )
 def test_vocabularies_of_general_methods(title, abstract, rule):
@@ -570,6 +583,26 @@ def test_grounded_reasoning_and_open_weight_baselines_are_not_an_application_or_
 def test_a_domain_word_must_be_a_word_of_the_title():
     row = verdict_of("Guiding Policy Optimization to Imagined Baselines", "We train the policy with GRPO and a reward for valid outputs.")
     assert "-task_specific" not in row["screening_reasons"]
+
+
+def test_a_question_for_a_title_counts_against_a_method():
+    row = verdict_of("Does RL Forget Less than SFT?", "We compare forgetting under RL and SFT with a KL analysis.")
+    assert "-question_title" in row["screening_reasons"]
+
+
+@pytest.mark.parametrize(
+    ("abstract", "is_report"),
+    [
+        ("We present Orca-9, a 120-billion-parameter open model for agents.", True),
+        ("The model, with a total of 300 billion parameters, is trained with RL.", True),
+        # Sizes of the models a method trains are not a report's model.
+        ("Small models (1.5 billion to 7 billion parameters) trained with our method beat larger ones.", False),
+        ("Tiny LLMs with 1 billion parameters or fewer gain most.", False),
+    ],
+)
+def test_a_models_parameter_count_is_a_report_cue_only_for_its_own_model(abstract, is_report):
+    result = screening_verdicts(papers(("1", "A Method", abstract)))
+    assert ("-model_report" in result["screening_reasons"][0]) == is_report
 
 
 def test_rl_outside_language_models_is_not_general():
