@@ -572,8 +572,26 @@ def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun
         ("We introduce OFA, short for Offline Frozen Anchoring, which moves the estimate out of the loop.", {"OFA", "Offline Frozen Anchoring"}),
         ("We develop Quiet Rollout Tuning, or QRT, a new class of methods for budgets.", {"QRT", "Quiet Rollout Tuning"}),
         ("We centre each batch's advantages. The resulting method, CenPO, is cheap to run.", {"CenPO"}),
+        # A second verb of the authors proposes too.
+        ("We trace the drift to stale batches and propose SBX (Stale Batch eXclusion), a filter.", {"SBX"}),
+        # A lower-case word before a hyphen and an acronym.
+        ("We introduce a critic-free algorithm called blend-PPO. It mixes two ratios.", {"blend-PPO"}),
+        # A name and its long form in any sentence of the authors', not only a proposing one.
+        ("We close this gap with HOPS (Hop-Ordered Prefix Sampling), which reuses prefixes.", {"HOPS", "Hop-Ordered Prefix Sampling"}),
+        # A lower-case name after a proposing verb, set off by a comma.
+        ("We address this by introducing adaptive penalty scheduling, which moves the weight online.", {"adaptive penalty scheduling"}),
     ],
 )
 def test_more_ways_an_abstract_introduces_a_name(abstract, expected):
     result = paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES)
     assert expected <= set(names(result, "1"))
+
+
+def test_a_lower_case_name_with_a_digit_before_the_title_colon():
+    result = paper_aliases_of(papers(("1", "q4: Training Small Reasoners with Little Data", "We train on few samples.")), NO_OVERRIDES)
+    assert "q4" in names(result, "1")
+
+
+def test_a_lower_case_phrase_after_a_proposing_verb_needs_a_mechanism_head():
+    abstract = "We propose a simple change, which helps. We introduce careful data cleaning, which removes noise."
+    assert names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1") == {}

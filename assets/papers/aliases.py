@@ -48,7 +48,7 @@ ESTABLISHED_NAMES = frozenset(
         "Qwen", "Qwen2.5", "Qwen3", "Llama", "Llama3", "Mistral", "Gemma", "GPT-4", "GPT-4o", "DeepSeek",
         "DeepSeek-V3", "AIME", "AMC", "MATH", "MATH500", "GSM8K", "HumanEval", "MBPP", "LiveCodeBench",
         "Codeforces", "MMLU", "GPQA", "ALFWorld", "WebShop", "SWE-bench",
-        "IOI", "IMO", "ICPC", "GenRM", "IRL", "DAAs", "DAA",
+        "IOI", "IMO", "ICPC", "MCP", "GenRM", "IRL", "DAAs", "DAA",
         # two-letter field jargon a paper may spell out ("Monte Carlo (MC)")
         "MC", "LR", "ID", "RS", "SL", "IL", "CE", "ES", "VQA", "dLLM", "dLLMs",
     }
@@ -57,12 +57,13 @@ ESTABLISHED_NAMES = frozenset(
 _SEPARATORS = r"[\s\-_.]+"
 #: A method name: a capitalised token, optionally with -, . or digits inside and ++ after
 #: (REINFORCE++, SEED-GRPO, Kimi k1.5 is two tokens), "Dr. GRPO"-style honorific names,
-#: a lower-case prefix before capitals ("vOPD", "rStar2-Agent"), or a Greek letter before
-#: one ("λ-PO").
-_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9α-ω]+)*(?:@[A-Za-z0-9]+)?(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*|[α-ω]-[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
+#: a lower-case prefix before capitals ("vOPD", "rStar2-Agent"), a Greek letter before
+#: one ("λ-PO"), or a lower-case word before a hyphen and an acronym ("blend-PPO").
+_NAME = r"(?:[A-Z][a-z]{1,2}\.\s?[A-Z]{2,}[A-Za-z0-9]*|[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9α-ω]+)*(?:@[A-Za-z0-9]+)?(?:\+\+)?|[a-z]{1,2}[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*|[α-ω]-[A-Z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*|[a-z]{3,}-[A-Z]{2,}[A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)"
 _LATEX_WRAP = r"(?:\\(?:textbf|emph|textit|textsc|texttt)\{)?"
 _PROPOSING = (
-    r"(?i:\b(?:we|us to|this (?:paper|work))\s+(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
+    # ... or a second verb of the authors ("we identify the cause and propose …").
+    r"(?i:(?:\b(?:we|us to|this (?:paper|work))\s+|\bwe\s[^.;]{0,120}?\band\s+)(?:(?:also|further|therefore|then|first|additionally|thus)\s+)?"
     r"(?:propose[sd]?|introduce[sd]?|present[sd]?|develop[sd]?|design[sd]?|derive[sd]?|build|builds|built|train|formulate[sd]?|investigate[sd]?)\s+)"
 )
 _WE_PROPOSE = (
@@ -259,7 +260,8 @@ def _title_prefixes(papers: pl.DataFrame) -> pl.DataFrame:
         .explode("alias")
         .with_columns(alias=pl.col("alias").str.strip_chars(), words=pl.col("alias").str.count_matches(r"\S+"))
         .filter(
-            ((pl.col("words") == 1) & pl.col("alias").str.contains(r"^(?:[A-Z]|[a-z]{1,2}[A-Z])"))
+            # One word: capitalised, or lower case with a digit ("d1", "s3").
+            ((pl.col("words") == 1) & pl.col("alias").str.contains(r"^(?:[A-Z]|[a-z]{1,2}[A-Z]|[a-z]+\d[\w+-]*$)"))
             | ((pl.col("words") == 2) & pl.col("alias").str.contains(_NAME_LIKE))
         )
         .filter(~pl.col("alias").str.contains(_ROMAN))
@@ -297,6 +299,20 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: "we address this by introducing dynamic reward weighting, which …": a lower-case name of
+#: two to four words right after a proposing verb, set off by a comma and a relative or
+#: an apposition, and named for a training mechanism.
+_LOWER_CASE_NAME = (
+    r"\b(?:propos|introduc)\w*\s+(?:an?\s+)?(?:novel\s+|new\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}),\s+(?:which|that|an?)\s"
+)
+
+
+def _lower_case_names(sentences: pl.DataFrame) -> pl.DataFrame:
+    return _found(sentences, "sentence", _LOWER_CASE_NAME, "long_form", loose=True).filter(
+        pl.col("alias").str.contains(_MECHANISM_HEAD) & ~pl.col("alias").str.contains(r"^(?:a|an|the|our|this|these)\b")
+    )
+
+
 #: A sentence about what others do ("existing methods such as ..."): its acronyms are theirs.
 _OTHERS_WORK = (
     r"(?i)\b(?:existing|prior|previous|standard|conventional|vanilla|typically|commonly|widely|popular|"
@@ -304,6 +320,17 @@ _OTHERS_WORK = (
     r"adopt\w*|employ\w*|build(?:s|ing)? (?:up)?on|built (?:up)?on|based on|following|extend\w*|"
     r"variants? of|instead of|in contrast|compared (?:to|with)|outperform\w*|surpass\w*|inherent|rectif\w*)\b"
 )
+
+
+def _own_sentences(papers: pl.DataFrame) -> pl.DataFrame:
+    """Sentences in which the authors speak ("we", "our") of neither others' work nor a citation."""
+    return _sentences(papers).filter(
+        pl.col("sentence").str.contains(_AUTHORS_OWN)
+        & ~pl.col("sentence").str.contains(_CITATION)
+        & ~pl.col("sentence").str.contains(_OTHERS_WORK)
+    )
+
+
 #: What a coined method is named for: a training mechanism ("… Policy Optimization",
 #: "… Advantage Shaping", "… Gradient Regulation"), not a kind of model, agent or task.
 _MECHANISM_HEAD = (
@@ -476,12 +503,19 @@ def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
     """The whole parenthesis after a name, or what it is "short for", where the name's
     letters spell it in order."""
     pairs = pl.concat([_matches(sentences, pattern, ["name", "long"]) for pattern in (_NAME_THEN_LONG_FORM, _NAME_SHORT_FOR)])
-    return pairs.filter(
+    pairs = pairs.filter(
         pl.col("long").str.contains(r"\s")
         & ~pl.col("long").str.contains(_EXAMPLES)
         & ~normalized_name(_clean(pl.col("name"))).is_in(_ESTABLISHED_NORMALIZED)
         & _spelled_by(pl.col("name"), pl.col("long"))
-    ).select("arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+    # The name a long form spells out is a name too, wherever the sentence found it.
+    return pl.concat(
+        [
+            pairs.select("arxiv_id", alias="long", source=pl.lit("long_form")),
+            pairs.select("arxiv_id", alias=_clean(pl.col("name")), source=pl.lit("named")),
+        ]
+    ).with_columns(set_apart=pl.lit(True), artifact=pl.lit(False))
 
 
 #: "we propose an Adaptive and Asymmetric token-level Advantage shaping method for Policy
@@ -742,7 +776,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
     sentences = _proposal_sentences(papers)
     defining = _defining_sentences(papers)
-    whole_long_forms = _long_forms_after_names(sentences)
+    whole_long_forms = _long_forms_after_names(pl.concat([sentences.select("arxiv_id", "sentence"), _own_sentences(papers)]).unique(maintain_order=True))
     found = pl.concat(
         [
             _title_prefixes(papers),
@@ -757,6 +791,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _defined_acronyms(defining),
             _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique()),
             _lower_case_long_forms(sentences),
+            _lower_case_names(_own_sentences(papers)),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
