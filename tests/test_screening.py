@@ -165,6 +165,11 @@ def test_large_policy_is_30b_or_more():
         ("Know When to Stop", "We propose to gate out the updates of a reused batch once the head's norm spikes.", "mask"),
         ("Guarded Steps", "A monitor intercepts harmful gradients before the optimizer step.", "mask"),
         ("Direction and Size", "We keep the reward for the direction and set token-level update magnitudes from a teacher.", "weight"),
+        # Queries are prompts; attempts after feedback are what is rolled out; a reward
+        # model of several aspects is a reward change.
+        ("Ask Less", "We propose active query selection so that RLVR trains on a third of the data.", "sampling"),
+        ("Try Again", "The model is given multiple attempts, with feedback after each wrong one.", "sampling"),
+        ("Many Scores", "We propose GRPO with a multi-aspect reward from one regression head.", "reward"),
         # The masked model being trained is not a masking method (no cue is left).
         ("Slow Diffusers", "We propose a policy gradient for masked diffusion LMs that estimates likelihoods in one pass.", "other"),
     ],
@@ -324,6 +329,7 @@ def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
         "We propose a policy optimization algorithm with dual rewards for video understanding.",
         "We propose a policy optimization algorithm for function-calling agents in airline support.",
         "We propose a new RL algorithm for customer-service agents that use tool calling.",
+        "We propose a policy optimization algorithm with testbench rewards for Verilog generation.",
     ],
 )
 def test_formal_proofs_sql_video_and_tool_calling_are_application_domains(abstract):
@@ -362,6 +368,9 @@ def test_empirical_studies_are_studies(abstract):
         ("One Loop", "We propose a schedule that interleaves SFT and RL within each training step.", "sft_rl_hybrid"),
         ("Both Teachers", "Our method unifies supervised fine-tuning and reinforcement learning in one objective.", "sft_rl_hybrid"),
         ("Where Rewards Belong: Segment Reward Redistribution", "We train reasoning models with RL.", "title_rl_mechanism"),
+        ("Who Did It: Turn-Level Credit for Agents", "We train reasoning models with RL.", "title_rl_mechanism"),
+        ("Say It Shorter", "RL teaches the model to generate shorter reasoning under an accuracy constraint.", "length_reward"),
+        ("Grading Yourself", "We propose reinforcement learning from self-feedback for open-ended tasks.", "reward_source"),
     ],
 )
 def test_vocabularies_of_general_methods(title, abstract, rule):
@@ -561,6 +570,7 @@ def test_an_rl_method_for_one_application_domain_is_not_general():
         "Ratio-Balanced Policy Optimization for Text2SQL Generation",
         "Property-Guided Policy Optimization for Molecule Editing with LLMs",
         "Step-Checked Policy Optimization for Formal Proofs in Lean",
+        "StepFind: Sharper Search Ability for LLMs via Ratio-Balanced Policy Optimization",
     ],
 )
 def test_a_title_that_names_one_domain_makes_an_algorithm_an_application(title):
@@ -583,6 +593,13 @@ def test_grounded_reasoning_and_open_weight_baselines_are_not_an_application_or_
 def test_a_domain_word_must_be_a_word_of_the_title():
     row = verdict_of("Guiding Policy Optimization to Imagined Baselines", "We train the policy with GRPO and a reward for valid outputs.")
     assert "-task_specific" not in row["screening_reasons"]
+
+
+def test_curriculum_scheduling_is_not_a_system():
+    row = verdict_of("Paced Curricula", "We propose an RL framework with adaptive curriculum scheduling of problems for LLM reasoning.")
+    assert "-system_proposed" not in row["screening_reasons"]
+    row = verdict_of("Fast Rollouts", "We propose request scheduling across GPUs for RL training of LLMs.")
+    assert "-system_proposed" in row["screening_reasons"]
 
 
 def test_a_question_for_a_title_counts_against_a_method():
