@@ -170,6 +170,9 @@ def test_large_policy_is_30b_or_more():
         ("Ask Less", "We propose active query selection so that RLVR trains on a third of the data.", "sampling"),
         ("Try Again", "The model is given multiple attempts, with feedback after each wrong one.", "sampling"),
         ("Many Scores", "We propose GRPO with a multi-aspect reward from one regression head.", "reward"),
+        ("Pick the Task", "We propose online task selection from a posterior over each task's pass rate.", "sampling"),
+        ("Wrong Labels Help", "We show that RL tolerates noisy rewards and propose to reward reasoning steps.", "reward"),
+        ("Off the Mean", "We replace group-mean centering with a fixed offset for binary rewards.", "advantage"),
         # The masked model being trained is not a masking method (no cue is left).
         ("Slow Diffusers", "We propose a policy gradient for masked diffusion LMs that estimates likelihoods in one pass.", "other"),
     ],
@@ -330,6 +333,9 @@ def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
         "We propose a policy optimization algorithm for function-calling agents in airline support.",
         "We propose a new RL algorithm for customer-service agents that use tool calling.",
         "We propose a policy optimization algorithm with testbench rewards for Verilog generation.",
+        "We propose a policy optimization algorithm with calibrated rewards for time-series forecasting.",
+        "We propose a policy optimization algorithm with a self-reward for machine translation.",
+        "We propose a policy optimization algorithm for radiology report generation.",
     ],
 )
 def test_formal_proofs_sql_video_and_tool_calling_are_application_domains(abstract):
@@ -571,6 +577,8 @@ def test_an_rl_method_for_one_application_domain_is_not_general():
         "Property-Guided Policy Optimization for Molecule Editing with LLMs",
         "Step-Checked Policy Optimization for Formal Proofs in Lean",
         "StepFind: Sharper Search Ability for LLMs via Ratio-Balanced Policy Optimization",
+        "Ratio-Balanced Policy Optimization for Role-Playing Dialogue",
+        "Ratio-Balanced Policy Optimization for Speech Understanding",
     ],
 )
 def test_a_title_that_names_one_domain_makes_an_algorithm_an_application(title):
