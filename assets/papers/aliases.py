@@ -510,10 +510,15 @@ def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
         & _spelled_by(pl.col("name"), pl.col("long"))
     )
     # The name a long form spells out is a name too, wherever the sentence found it.
+    return _long_forms_and_names(pairs, _clean(pl.col("name")))
+
+
+def _long_forms_and_names(pairs: pl.DataFrame, name: pl.Expr) -> pl.DataFrame:
+    """Both parts of each (`long`, name) pair as found names: the long form and the name."""
     return pl.concat(
         [
             pairs.select("arxiv_id", alias="long", source=pl.lit("long_form")),
-            pairs.select("arxiv_id", alias=_clean(pl.col("name")), source=pl.lit("named")),
+            pairs.select("arxiv_id", alias=name, source=pl.lit("named")),
         ]
     ).with_columns(set_apart=pl.lit(True), artifact=pl.lit(False))
 
@@ -542,12 +547,7 @@ def _long_forms_before_names(sentences: pl.DataFrame) -> pl.DataFrame:
     )
     # Both are the method's names; the name also comes from "namely"/"called" rules, but
     # nothing else finds it after "…, or QRT".
-    return pl.concat(
-        [
-            spelled.select("arxiv_id", alias="long", source=pl.lit("long_form")),
-            spelled.select("arxiv_id", alias="name", source=pl.lit("named")),
-        ]
-    ).with_columns(set_apart=pl.lit(True), artifact=pl.lit(False))
+    return _long_forms_and_names(spelled, pl.col("name"))
 
 
 def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
@@ -776,7 +776,8 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
     sentences = _proposal_sentences(papers)
     defining = _defining_sentences(papers)
-    whole_long_forms = _long_forms_after_names(pl.concat([sentences.select("arxiv_id", "sentence"), _own_sentences(papers)]).unique(maintain_order=True))
+    own = _own_sentences(papers)
+    whole_long_forms = _long_forms_after_names(pl.concat([sentences.select("arxiv_id", "sentence"), own]).unique(maintain_order=True))
     found = pl.concat(
         [
             _title_prefixes(papers),
@@ -791,7 +792,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _defined_acronyms(defining),
             _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique()),
             _lower_case_long_forms(sentences),
-            _lower_case_names(_own_sentences(papers)),
+            _lower_case_names(own),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),

@@ -318,11 +318,10 @@ def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     entropy-regularized objective is retargeted (`_RETARGETED`). The kind whose cues
     weigh most wins: every occurrence counts, by where it is (title 3, a proposing
     sentence 2, another sentence of the paper's own 1), and once more after "through",
-    "via" or "by". A tie goes to the kind
-    claimed first in the proposing sentences, then in the paper's own (a method is named
-    for its main part, or claims it first), then to the precedence of LOSS_CHANGE_RULES.
-    A paper with no cue is `other`; so is every paper that is not a general method
-    (`paper_screening_of` sees to that, after overrides).
+    "via" or "by". A tie goes to the kind claimed first in the proposing sentences, then
+    in the paper's own (a method is named for its main part, or claims it first), then to
+    the precedence of LOSS_CHANGE_RULES. A paper with no cue is `other`; so is every paper
+    that is not a general method (`paper_screening_of` sees to that, after overrides).
     """
     text = _with_text(papers).with_columns([_cue_text(pl.col(field)) for field in _LOSS_CUE_WEIGHTS])
     kinds = [kind for kind, _ in LOSS_CHANGE_RULES]
