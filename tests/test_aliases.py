@@ -580,6 +580,10 @@ def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun
         ("We close this gap with HOPS (Hop-Ordered Prefix Sampling), which reuses prefixes.", {"HOPS", "Hop-Ordered Prefix Sampling"}),
         # A lower-case name after a proposing verb, set off by a comma.
         ("We address this by introducing adaptive penalty scheduling, which moves the weight online.", {"adaptive penalty scheduling"}),
+        # A lower-case name with a digit, set apart in parentheses where the authors extend a method.
+        ("We further extend it to a stepwise variant (zq3++), which halves the variance.", {"zq3++"}),
+        # A new algorithm named in apposition, in a sentence without "we".
+        ("Both parts are merged into a new off-policy RL algorithm, HX-PO, which extends PPO.", {"HX-PO"}),
     ],
 )
 def test_more_ways_an_abstract_introduces_a_name(abstract, expected):
@@ -590,6 +594,11 @@ def test_more_ways_an_abstract_introduces_a_name(abstract, expected):
 def test_a_lower_case_name_with_a_digit_before_the_title_colon():
     result = paper_aliases_of(papers(("1", "q4: Training Small Reasoners with Little Data", "We train on few samples.")), NO_OVERRIDES)
     assert "q4" in names(result, "1")
+
+
+def test_a_greek_letter_before_capitals_in_the_title_prefix():
+    result = paper_aliases_of(papers(("1", "$\\kappa$-RPO: Ranking Tokens by Their Preferences", "We rank tokens.")), NO_OVERRIDES)
+    assert "κ-RPO" in names(result, "1")
 
 
 def test_a_lower_case_phrase_after_a_proposing_verb_needs_a_mechanism_head():

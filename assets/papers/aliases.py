@@ -85,7 +85,7 @@ _NAMED_LAST = r"(?i:\b(?:named|namely|called|dubbed|termed)\s+)" + _NAME + r"(?:
 #: A sentence that cites others ("we adopt X (Smith et al., 2025)"): its names are theirs.
 _CITATION = r"\bet al\b|\[\d+(?:[,\s-]+\d+)*\]"
 _PROPOSAL_SENTENCE = (
-    r"(?i)\b(?:propos|introduc|present|develop|design|deriv|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|investigat|describ|defin|at the (?:core|heart) of|(?:core|key) components?)"
+    r"(?i)\b(?:propos|introduc|present|develop|design|deriv|extend|pioneer|term|call|name|refer|dub|coin|novel|instantiat|formulat|build|investigat|describ|defin|at the (?:core|heart) of|(?:core|key) components?)"
     # "First, our Reasoning-Oriented Data Strategy (RODS) combines …"
     + r"|\b[Oo]ur\s+[A-Z][^()]{3,80}\(\s*[A-Z]"
 )
@@ -127,6 +127,15 @@ _METHOD_THEN_NAME = (
     + "("
     + _NAME
     + r")(\s+[A-Z][A-Za-z])?"
+)
+#: "… are combined into a new off-policy algorithm, Zeno-PO, which …": a new method
+#: named in apposition, in any sentence ("new" says whose it is).
+_NEW_METHOD_THEN_NAME = (
+    r"\b(?i:a|an)\s+(?i:new|novel)\s+(?:[\w-]+\s+){0,4}?(?:method|algorithm|framework|approach|technique|objective|estimator),\s+"
+    + _LATEX_WRAP
+    + "("
+    + _NAME
+    + r")\}?\s*[,.;]"
 )
 #: "we propose Complementary RL to ...", "we present ROLL Flash, a system": a name of
 #: several capitalised words, then a comma, a parenthesis or the sentence going on.
@@ -260,8 +269,9 @@ def _title_prefixes(papers: pl.DataFrame) -> pl.DataFrame:
         .explode("alias")
         .with_columns(alias=pl.col("alias").str.strip_chars(), words=pl.col("alias").str.count_matches(r"\S+"))
         .filter(
-            # One word: capitalised, or lower case with a digit ("d1", "s3").
-            ((pl.col("words") == 1) & pl.col("alias").str.contains(r"^(?:[A-Z]|[a-z]{1,2}[A-Z]|[a-z]+\d[\w+-]*$)"))
+            # One word: capitalised, a Greek letter before capitals ("λ-PO"), or lower case
+            # with a digit ("d1", "s3").
+            ((pl.col("words") == 1) & pl.col("alias").str.contains(r"^(?:[A-Z]|[a-z]{1,2}[A-Z]|[α-ω]-[A-Z]|[a-z]+\d[\w+-]*$)"))
             | ((pl.col("words") == 2) & pl.col("alias").str.contains(_NAME_LIKE))
         )
         .filter(~pl.col("alias").str.contains(_ROMAN))
@@ -440,10 +450,11 @@ _LONG_FORM_SET_OFF = r"(" + _NAME + r")(?:(?:,|:)\s+|\s*[—–]\s*)(" + _LONG_N
 #: LaTeX that hides a name: "{\bf R}^2{\bf VPO}", "$A$*-PO", "\textbf{KDRL}", "{Quantile Advantage Estimation}".
 _LATEX_MARKUP = r"\\(?:textbf|emph|textit|textsc|texttt|mathbf|mathrm|bf|it)\b\s*|[{}$^]"
 #: LaTeX Greek letters in names ("GRPO-$\\lambda$"), written as the letters.
-_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "lambda": "λ", "mu": "μ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "psi": "ψ", "omega": "ω"}
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ", "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω"}
 
 
-def _with_greek_letters(text: pl.Expr) -> pl.Expr:
+def with_greek_letters(text: pl.Expr) -> pl.Expr:
+    """`text` with LaTeX Greek letters written as the letters ("GRPO-\\lambda" is "GRPO-λ")."""
     for name, letter in _GREEK.items():
         text = text.str.replace_all(r"\\" + name + r"\b", letter)
     return text
@@ -550,6 +561,10 @@ def _long_forms_before_names(sentences: pl.DataFrame) -> pl.DataFrame:
     return _long_forms_and_names(spelled, pl.col("name"))
 
 
+#: A lower-case name with a digit, set apart in parentheses ("(zx2++)", "(d3)").
+_LOWER_CASE_DIGIT_NAME = r"[a-z]+\d[a-z\d]*(?:-[A-Za-z\d]+)*(?:\+\+)?"
+
+
 def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
     """Names in parentheses: each part of "(A and B)" that is one name is an `acronym`
     (set apart, so even a single capitalised word counts); a part of several capitalised
@@ -564,7 +579,9 @@ def _parenthesised(frame: pl.DataFrame, text: str) -> pl.DataFrame:
         .explode("part")
         .with_columns(part=pl.col("part").str.strip_chars())
     )
-    single = parts.filter(pl.col("part").str.contains("^" + _LATEX_WRAP + _NAME + r"\}?$")).select(
+    single = parts.filter(
+        pl.col("part").str.contains("^" + _LATEX_WRAP + _NAME + r"\}?$") | pl.col("part").str.contains("^" + _LOWER_CASE_DIGIT_NAME + "$")
+    ).select(
         "arxiv_id", alias="part", source=pl.lit("acronym"), set_apart=pl.lit(True), artifact=pl.lit(False)
     )
     long = parts.filter(pl.col("part").str.contains("^" + _LONG_NAME + "$")).select(
@@ -769,8 +786,8 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
     papers = papers.with_columns(
-        title=_with_greek_letters(pl.col("title").fill_null("")).str.replace_all(r"[$^{}]", ""),
-        abstract=_with_greek_letters(_rejoined_capitals(pl.col("abstract").fill_null(""))),
+        title=with_greek_letters(pl.col("title").fill_null("")).str.replace_all(r"[$^{}]", ""),
+        abstract=with_greek_letters(_rejoined_capitals(pl.col("abstract").fill_null(""))),
     )
     emphasised = _emphasised_names(papers)
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
@@ -796,6 +813,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
+            _found(papers, "abstract", _NEW_METHOD_THEN_NAME, "we_propose", loose=True),
             _found(sentences, "sentence", _ENUMERATED, "enumerated"),
             _found(sentences, "sentence", _ENUMERATED_LONG, "long_form", loose=True),
             _found(papers, "abstract", _OUR_THING_NAMED, "named", loose=True),
