@@ -604,3 +604,28 @@ def test_a_greek_letter_before_capitals_in_the_title_prefix():
 def test_a_lower_case_phrase_after_a_proposing_verb_needs_a_mechanism_head():
     abstract = "We propose a simple change, which helps. We introduce careful data cleaning, which removes noise."
     assert names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1") == {}
+
+
+def test_a_sentence_whose_subject_is_a_coined_name_proposes_and_lists_its_components():
+    abstract = (
+        "We propose Zeno-Kit, a framework for agents. "
+        "Zeno-Kit employs a two-stage pipeline: (i) a warm-up stage; (ii) an RL stage introducing the tempered baseline estimator (TmBE), a bounded advantage. "
+        "QRPO comprises two key components: stale group replay and tempered ratio clipping."
+    )
+    found = set(names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1"))
+    assert {"TmBE", "tempered baseline estimator", "stale group replay", "tempered ratio clipping"} <= found
+
+
+def test_an_established_subject_does_not_speak_for_the_authors():
+    abstract = "GRPO introduces the group mean baseline (GMB) for each prompt. We study its variance."
+    assert "GMB" not in names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1")
+
+
+def test_the_long_form_of_a_title_acronym_anywhere_after_the_colon():
+    title = "QERL: Improving Summaries by Query-Expanded Reinforcement Learning"
+    assert "Query-Expanded Reinforcement Learning" in names(paper_aliases_of(papers(("1", title, "We train summarizers.")), NO_OVERRIDES), "1")
+
+
+def test_a_numbered_stage_is_not_a_name():
+    abstract = "We propose a two-stage recipe: (Stage II) refines the policy with rewards."
+    assert "Stage II" not in names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1")

@@ -178,6 +178,8 @@ _NAME_INTRODUCES = (
 _AND_NAME_APPOSITION = r",?\s+and\s+(" + _NAME + r"),\s+(?:a|an)\s"
 #: "we train Zeno-R1 to use tools": the authors' own model, by a name-like word.
 _WE_TRAIN = r"\b[Ww]e (?:then |further |also )?train (" + _NAME + r")\b"
+#: A numbered part of a procedure ("Stage II", "Phase 2", "Step-3"): where it is, not a name.
+_NUMBERED_STEP = r"(?i)^(?:stage|phase|step|part|round|level|iteration)[\s-]+(?:[IVX]+|\d+)$"
 #: Released sizes of the established model families are the checkpoints a paper starts
 #: from ("Qwen2.5-Math-7B"), never its name.
 _MODEL_FAMILY = r"(?i)^(?:Qwen|Llama|Mistral|Mixtral|Gemma|GPT|DeepSeek|Phi|OLMo|Claude|Gemini|InternLM|GLM)[\d.-].*-\d+(?:\.\d+)?[BM]\b"
@@ -298,12 +300,22 @@ def _sentences(papers: pl.DataFrame) -> pl.DataFrame:
     ).explode("sentence")
 
 
+#: "Zeno-PO comprises two components: …", "Zeno employs a two-stage pipeline: …": a
+#: sentence whose subject is a coined name (two capitals or a digit) and whose verb says
+#: what the method is made of speaks for the authors, "we" or not.
+_COINED_SUBJECT = (
+    r"^\s*((?:[A-Z][\w-]*[A-Z]|[A-Z][\w-]*\d)[\w-]*)\s+(?:comprises|consists of|is composed of|employs|incorporates|integrates|introduces|features|combines|contains)\b"
+)
+
+
 def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
+    subject = pl.col("sentence").str.extract(_COINED_SUBJECT, 1)
+    coined_subject = subject.is_not_null() & ~normalized_name(subject).is_in(_ESTABLISHED_NORMALIZED)
     return (
         _sentences(papers)
         .filter(
             pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
-            & pl.col("sentence").str.contains(_AUTHORS_OWN)
+            & (pl.col("sentence").str.contains(_AUTHORS_OWN) | coined_subject)
             & ~pl.col("sentence").str.contains(_CITATION)
         )
     )
@@ -315,6 +327,27 @@ def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
 _LOWER_CASE_NAME = (
     r"\b(?:propos|introduc)\w*\s+(?:an?\s+)?(?:novel\s+|new\s+)?([a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}),\s+(?:which|that|an?)\s"
 )
+
+
+#: "Zeno-PO comprises two key components: stale group replay and tempered ratio clipping.":
+#: the parts a method is said to be made of, listed after a colon.
+_COMPONENT_LIST = (
+    r"\b(?:comprises|consists of|is composed of|includes|features|introduces|has)\s+(?:two|three|four)\s+"
+    r"(?:key\s+|core\s+|main\s+|novel\s+)?(?:components|modules|techniques|innovations|mechanisms|parts|strategies)\s*:\s*([^.;]+)"
+)
+
+
+def _listed_components(sentences: pl.DataFrame) -> pl.DataFrame:
+    """Each item of a component list that is two to four lower-case words named for a
+    training mechanism."""
+    return (
+        _matches(sentences, _COMPONENT_LIST, ["items"])
+        .with_columns(alias=pl.col("items").str.replace_all(r",?\s+and\s+", ", ").str.split(", "))
+        .explode("alias")
+        .with_columns(alias=pl.col("alias").str.strip_chars())
+        .filter(pl.col("alias").str.contains(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}$") & pl.col("alias").str.contains(_MECHANISM_HEAD))
+        .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
 
 
 def _lower_case_names(sentences: pl.DataFrame) -> pl.DataFrame:
@@ -492,6 +525,39 @@ def _title_long_forms(papers: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([cut, whole.join(cut, on="arxiv_id", how="anti")])
 
 
+def _initials(words: pl.Expr) -> pl.Expr:
+    """The first letter of each word, after spaces and hyphens ("Post-Editing Guided" is "PEG")."""
+    return words.str.extract_all(r"(?:^|[\s-])([A-Za-z])").list.eval(pl.element().str.slice(-1)).list.join("")
+
+
+#: A run of capitalised words of a title (hyphenated parts too).
+_TITLE_RUN = r"[A-Z][\w]*(?:-[\w]+)*(?:\s+[A-Z][\w]*(?:-[\w]+)*)+"
+
+
+def _title_acronym_runs(papers: pl.DataFrame) -> pl.DataFrame:
+    """"PEGRL: Improving Translation by Post-Editing Guided Reinforcement Learning": the
+    last words of a capitalised run anywhere after the colon whose initials (after spaces
+    and hyphens) are exactly the capitals of the all-capital name before it."""
+    runs = (
+        papers.select(
+            "arxiv_id",
+            name=pl.col("title").str.extract(r"^([A-Z][A-Z\d-]{2,}):\s"),
+            run=pl.col("title").str.replace(r"^[^:]*:\s", "").str.extract_all(_TITLE_RUN),
+        )
+        .drop_nulls("name")
+        .explode("run")
+        .drop_nulls("run")
+        .with_columns(words=pl.col("run").str.split(" "), capitals=pl.col("name").str.replace_all(r"[^A-Z]", ""))
+    )
+    tails = [pl.col("words").list.tail(n).list.join(" ") for n in range(_MAX_LOWER_WORDS, 1, -1)]
+    spelled = pl.coalesce([pl.when(_initials(tail).str.to_uppercase() == pl.col("capitals")).then(tail) for tail in tails])
+    return (
+        runs.select("arxiv_id", alias=spelled)
+        .drop_nulls("alias")
+        .with_columns(source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+
+
 def _spelled_by(name: pl.Expr, long_form: pl.Expr) -> pl.Expr:
     """`name`'s letters occur in order in `long_form`, the first one first, ignoring case
     ("PRCO" in "Perception–Reasoning Coevolution", "vOPD" in "On-Policy Distillation …"
@@ -643,7 +709,7 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     spelled = [
         pl.when(
             (
-                pl.col(f"last_{n}").str.extract_all(r"(?:^|[\s-])([A-Za-z])").list.eval(pl.element().str.slice(-1)).list.join("").str.to_lowercase()
+                _initials(pl.col(f"last_{n}")).str.to_lowercase()
                 == pl.col("capitals")
             )
             | (
@@ -799,6 +865,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
         [
             _title_prefixes(papers),
             _title_long_forms(papers),
+            _title_acronym_runs(papers),
             _apposition_long_forms(sentences),
             _found(papers, "title", _ACRONYM, "acronym"),
             whole_long_forms,
@@ -810,6 +877,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique()),
             _lower_case_long_forms(sentences),
             _lower_case_names(own),
+            _listed_components(sentences),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
@@ -862,7 +930,11 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             | normalized_name(pl.col("alias")).str.contains(r"^(?:[a-z]\d|\d[a-z])$")
             | (pl.col("spelled_out") & pl.col("alias").str.contains(r"^[A-Z]{2}$"))
         )
-        .filter(~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED) & ~pl.col("alias").str.contains(_MODEL_FAMILY))
+        .filter(
+            ~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED)
+            & ~pl.col("alias").str.contains(_MODEL_FAMILY)
+            & ~pl.col("alias").str.contains(_NUMBERED_STEP)
+        )
         .pipe(_without_truncated_long_forms)
         .select("arxiv_id", "alias", "source")
     )
