@@ -173,6 +173,13 @@ def test_large_policy_is_30b_or_more():
         ("Pick the Task", "We propose online task selection from a posterior over each task's pass rate.", "sampling"),
         ("Wrong Labels Help", "We show that RL tolerates noisy rewards and propose to reward reasoning steps.", "reward"),
         ("Off the Mean", "We replace group-mean centering with a fixed offset for binary rewards.", "advantage"),
+        # A verifier, rewards computed over a group and an adjusted reward are reward
+        # changes; rollouts or a named sampling in the title are what is trained on.
+        ("Second Opinions", "We add a small checker that recovers answers the rule-based verifier rejects.", "reward"),
+        ("Together We Score", "We propose a GRPO extension that computes rewards over the group as a whole.", "reward"),
+        ("Fair Shares", "We propose a diversity-aware reward adjustment for each completion.", "reward"),
+        ("Branched Rollouts from Expert Anchors", "We propose a simple recipe that trains small reasoners.", "sampling"),
+        ("Blending Two Losses with Prefix Sampling", "We propose a simple recipe that trains small reasoners.", "sampling"),
         # The masked model being trained is not a masking method (no cue is left).
         ("Slow Diffusers", "We propose a policy gradient for masked diffusion LMs that estimates likelihoods in one pass.", "other"),
     ],
