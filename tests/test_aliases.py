@@ -582,6 +582,10 @@ def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun
         ("We address this by introducing adaptive penalty scheduling, which moves the weight online.", {"adaptive penalty scheduling"}),
         # A lower-case name with a digit, set apart in parentheses where the authors extend a method.
         ("We further extend it to a stepwise variant (zq3++), which halves the variance.", {"zq3++"}),
+        # A name and its long form in one parenthesis.
+        ("We introduce a novel RL algorithm (QUOR, for Quantile-Ordered Reward Optimization) for LLMs.", {"QUOR", "Quantile-Ordered Reward Optimization"}),
+        # A hyphen typed for a dash does not join the article to the name.
+        ("To address this, we propose ZEBRA-a replay strategy with adaptive weights.", {"ZEBRA"}),
         # A new algorithm named in apposition, in a sentence without "we".
         ("Both parts are merged into a new off-policy RL algorithm, HX-PO, which extends PPO.", {"HX-PO"}),
     ],

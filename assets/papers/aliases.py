@@ -574,12 +574,16 @@ def _spelled_by(name: pl.Expr, long_form: pl.Expr) -> pl.Expr:
 _NAME_THEN_LONG_FORM = r"(" + _NAME + r")\s*\(\s*([A-Z][^()]{4,120}?)\s*\)"
 #: "XYZ, short for Extra Yield Zone, which …".
 _NAME_SHORT_FOR = r"(" + _NAME + r"),?\s+short for\s+([A-Z][^,.;()]{4,120}?)\s*(?:[,.;]|\s+(?:which|that|to)\b)"
+#: "(XPO, for Xenial Policy Optimization)": a name and its long form inside one parenthesis.
+_NAME_FOR_LONG_FORM = r"\(\s*(" + _NAME + r"),\s+(?:short\s+)?for\s+([A-Z][^()]{4,120}?)\s*\)"
 
 
 def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
     """The whole parenthesis after a name, or what it is "short for", where the name's
     letters spell it in order."""
-    pairs = pl.concat([_matches(sentences, pattern, ["name", "long"]) for pattern in (_NAME_THEN_LONG_FORM, _NAME_SHORT_FOR)])
+    pairs = pl.concat(
+        [_matches(sentences, pattern, ["name", "long"]) for pattern in (_NAME_THEN_LONG_FORM, _NAME_SHORT_FOR, _NAME_FOR_LONG_FORM)]
+    )
     pairs = pairs.filter(
         pl.col("long").str.contains(r"\s")
         & ~pl.col("long").str.contains(_EXAMPLES)
@@ -812,6 +816,10 @@ def _hyphenated_variants(papers: pl.DataFrame, names: pl.DataFrame) -> pl.DataFr
 _SPLIT_CAPITAL_WORD = r"\b([A-Z]) ([a-z][\w-]+)"
 
 
+#: "we propose XPO-a replay strategy …": a hyphen typed for a dash, before an article.
+_HYPHEN_AS_DASH = r"\b([A-Z][A-Za-z\d]*[A-Z\d])-(an?|the)\s"
+
+
 def _rejoined_capitals(text: pl.Expr) -> pl.Expr:
     for run in (4, 3, 2):
         pattern = r"(\s+)".join([_SPLIT_CAPITAL_WORD] * run)
@@ -853,7 +861,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     the established names are dropped and variants added."""
     papers = papers.with_columns(
         title=with_greek_letters(pl.col("title").fill_null("")).str.replace_all(r"[$^{}]", ""),
-        abstract=with_greek_letters(_rejoined_capitals(pl.col("abstract").fill_null(""))),
+        abstract=with_greek_letters(_rejoined_capitals(pl.col("abstract").fill_null(""))).str.replace_all(_HYPHEN_AS_DASH, "$1 - $2"),
     )
     emphasised = _emphasised_names(papers)
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
