@@ -633,3 +633,13 @@ def test_the_long_form_of_a_title_acronym_anywhere_after_the_colon():
 def test_a_numbered_stage_is_not_a_name():
     abstract = "We propose a two-stage recipe: (Stage II) refines the policy with rewards."
     assert "Stage II" not in names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1")
+
+
+def test_named_parts_a_coined_method_introduces_but_not_an_established_one():
+    abstract = (
+        "We propose QRPO for sparse rewards. First, QRPO introduces Advantage Tempering. "
+        "Second, QRPO employs Soft Ratio Bounds, which relax the update. GRPO introduces Group Normalization."
+    )
+    found = set(names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1"))
+    assert {"Advantage Tempering", "Soft Ratio Bounds"} <= found
+    assert "Group Normalization" not in found

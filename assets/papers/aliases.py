@@ -174,6 +174,14 @@ _NAME_INTRODUCES = (
     + _NAME
     + r"),\s+(?:a|an)\s"
 )
+#: "First, Zeno-PO introduces Advantage Tempering.", "Zeno-PO employs Soft Clipping, which
+#: …": a coined method that introduces or employs a named part of its own.
+_COINED_PART = (
+    r"^(?:(?:First|Second|Third|Finally|Then|Next|Moreover|Additionally|Furthermore),\s+)?"
+    r"((?:[A-Z][\w-]*[A-Z]|[A-Z][\w-]*\d)[\w-]*)\s+(?:also\s+|further\s+)?(?:introduces|employs|incorporates|applies|adopts|adds)\s+("
+    + _LONG_NAME
+    + r")\s*(?:[,.;]|\s+(?:to|that|which|for)\b)"
+)
 #: "we introduce X-PO, a …, and Y-PO, a …": a second name introduced the same way.
 _AND_NAME_APPOSITION = r",?\s+and\s+(" + _NAME + r"),\s+(?:a|an)\s"
 #: "we train Zeno-R1 to use tools": the authors' own model, by a name-like word.
@@ -346,6 +354,15 @@ def _listed_components(sentences: pl.DataFrame) -> pl.DataFrame:
         .explode("alias")
         .with_columns(alias=pl.col("alias").str.strip_chars())
         .filter(pl.col("alias").str.contains(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}$") & pl.col("alias").str.contains(_MECHANISM_HEAD))
+        .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
+    )
+
+
+def _coined_parts(papers: pl.DataFrame) -> pl.DataFrame:
+    """Named parts a coined method introduces (_COINED_PART); not those of an established one."""
+    return (
+        _matches(_sentences(papers), _COINED_PART, ["subject", "alias"])
+        .filter(~normalized_name(pl.col("subject")).is_in(_ESTABLISHED_NORMALIZED))
         .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
 
@@ -886,6 +903,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _lower_case_long_forms(sentences),
             _lower_case_names(own),
             _listed_components(sentences),
+            _coined_parts(papers),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
