@@ -261,8 +261,8 @@ _GENERIC_CUES = {"new_objective": r"(?i)\bobjectives?\b"}
 #: Advantage Redistribution", "Rethinking Importance Sampling …"), whatever verb goes with
 #: it in the abstract (in the abstract, importance sampling is often only the mechanism
 #: an off-policy method builds on). Hints, rollouts or a named sampling ("Prefix Sampling")
-#: in a title are what is trained on.
-_TITLE_CUES = {"advantage": r"(?i)\badvantages?\b", "weight": r"(?i)\bimportance sampling\b", "sampling": r"(?i)\bhints?\b|\brollouts\b|\b(?:prefix|rollout|tree|group|adaptive|dynamic|selective|active|data|curriculum) sampling\b"}
+#: in a title are what is trained on; a reward model in a title is what gives the reward.
+_TITLE_CUES = {"reward": r"(?i)\breward models?\b", "advantage": r"(?i)\badvantages?\b", "weight": r"(?i)\bimportance sampling\b", "sampling": r"(?i)\bhints?\b|\brollouts\b|\b(?:prefix|rollout|tree|group|adaptive|dynamic|selective|active|data|curriculum) sampling\b"}
 #: How the base algorithm a method builds on is described ("a clipped surrogate
 #: objective", "PPO-style clipping"), what the method does without, or the kind of model
 #: it trains ("masked diffusion language models"): not its change.
