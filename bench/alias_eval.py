@@ -35,9 +35,9 @@ def labelled_names(labels: pl.DataFrame) -> pl.DataFrame:
         .explode("name")
         .with_columns(name=pl.col("name").str.strip_chars())
         .filter(pl.col("name") != "")
-        # A name printed with LaTeX ("R$^3$L", "GRPO-\\lambda") is the plain name the rules
-        # write (R3L, GRPO-λ).
-        .with_columns(name=with_greek_letters(pl.col("name")).str.replace_all(r"[$^{}]", ""))
+        # A name printed with LaTeX ("R$^3$L", "GRPO-\\lambda", "$\\mathbf{T^3}$") is the plain
+        # name the rules write (R3L, GRPO-λ, T3).
+        .with_columns(name=with_greek_letters(pl.col("name")).str.replace_all(r"\\[a-z]+\b\s*|[$^{}]", ""))
         # A plural acronym is its singular ("SRMs" is the name SRM), as the rules write it.
         .with_columns(
             normalized=normalized_name(

@@ -582,6 +582,11 @@ def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun
         ("We address this by introducing adaptive penalty scheduling, which moves the weight online.", {"adaptive penalty scheduling"}),
         # A lower-case name with a digit, set apart in parentheses where the authors extend a method.
         ("We further extend it to a stepwise variant (zq3++), which halves the variance.", {"zq3++"}),
+        # An enumerated long form after an article; capitalised components after a colon.
+        ("ZQ introduces two innovations: (1) A Sliding Reward Window that keeps recent samples.", {"Sliding Reward Window"}),
+        ("In particular, we introduce three technical innovations: Soft Ratio Caps, Stale Group Replay and Hard Prompt Boosting.", {"Soft Ratio Caps", "Stale Group Replay", "Hard Prompt Boosting"}),
+        # A name ending with its base algorithm spells its long form without it.
+        ("We propose $\\textbf{FTP-GRPO}$ (Feedback and Tips through Prompts), a rubric-driven framework.", {"FTP-GRPO", "Feedback and Tips through Prompts"}),
         # A name and its long form in one parenthesis.
         ("We introduce a novel RL algorithm (QUOR, for Quantile-Ordered Reward Optimization) for LLMs.", {"QUOR", "Quantile-Ordered Reward Optimization"}),
         # A hyphen typed for a dash does not join the article to the name.
@@ -628,6 +633,12 @@ def test_an_established_subject_does_not_speak_for_the_authors():
 def test_the_long_form_of_a_title_acronym_anywhere_after_the_colon():
     title = "QERL: Improving Summaries by Query-Expanded Reinforcement Learning"
     assert "Query-Expanded Reinforcement Learning" in names(paper_aliases_of(papers(("1", title, "We train summarizers.")), NO_OVERRIDES), "1")
+
+
+def test_a_title_long_form_of_a_name_ending_with_its_base_algorithm():
+    title = "WoBA-RL: Worth-Oriented Budget Allocation for Reinforcement Learning in LLMs"
+    found = set(names(paper_aliases_of(papers(("1", title, "We allocate rollouts.")), NO_OVERRIDES), "1"))
+    assert "Worth-Oriented Budget Allocation" in found
 
 
 def test_a_numbered_stage_is_not_a_name():

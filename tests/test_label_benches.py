@@ -72,3 +72,11 @@ def test_the_committed_second_reader_labels_cover_labelled_unseen_papers():
     second = label_agreement.second_reader_labels()
     first = screening_eval.whole_set(screening_eval.unseen_batches()).labels
     assert second.height == 100 and second.join(first, on="arxiv_id", how="anti").is_empty()
+
+
+def test_labelled_names_printed_with_latex_are_the_plain_names():
+    labels = pl.DataFrame(
+        {"arxiv_id": ["1"], "is_general_rl_method": [True], "method_names": ["$\\mathbf{T^3}$;GRPO-\\lambda;R$^3$L;SRMs"]}
+    )
+    assert alias_eval.labelled_names(labels)["name"].to_list() == ["T3", "GRPO-λ", "R3L", "SRMs"]
+    assert alias_eval.labelled_names(labels)["normalized"].to_list() == ["t3", "grpoλ", "r3l", "srm"]

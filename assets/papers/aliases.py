@@ -149,7 +149,7 @@ _ENUMERATED = (
     + r"(?:\s+[A-Z][A-Za-z0-9-]*[A-Z0-9][A-Za-z0-9-]*)?)(?:\s*[,:]|\s+(?:stabiliz|improv|reduc|mitigat|prevent|balanc|correct|control|enabl|assign|estimat|provid|leverag|extend|perform|replac|combin|adapt|decoupl|introduc|minimi[sz]|maximi[sz]|optimi[sz]|appl|us)\w*)"
 )
 #: "(2) Reasoning-aware Advantage Estimation, which …": an enumerated long name.
-_ENUMERATED_LONG = r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(" + _LONG_NAME + r")\s*(?:,|\s+(?:which|that|to)\b)"
+_ENUMERATED_LONG = r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(?:(?:A|An|The)\s+)?(" + _LONG_NAME + r")\s*(?:,|\s+(?:which|that|to)\b)"
 #: "our model Zeno-VP achieves", "our derived Zeno-Coder-4B": the authors' own model or
 #: method named right after "our", where the name has two capitals or a digit.
 _OUR_NAMED = r"\b[Oo]ur\s+(?:(?:final|derived|resulting|trained|proposed)\s+)?(?:(?:model|method|algorithm|approach|agent|policy),?\s+)?(" + _NAME + r")\b"
@@ -337,23 +337,27 @@ _LOWER_CASE_NAME = (
 )
 
 
-#: "Zeno-PO comprises two key components: stale group replay and tempered ratio clipping.":
-#: the parts a method is said to be made of, listed after a colon.
+#: "Zeno-PO comprises two key components: stale group replay and tempered ratio clipping.",
+#: "we introduce three innovations: Soft Caps, Stale Replay and …": the parts a method is
+#: said to be made of, listed after a colon.
 _COMPONENT_LIST = (
-    r"\b(?:comprises|consists of|is composed of|includes|features|introduces|has)\s+(?:two|three|four)\s+"
-    r"(?:key\s+|core\s+|main\s+|novel\s+)?(?:components|modules|techniques|innovations|mechanisms|parts|strategies)\s*:\s*([^.;]+)"
+    r"\b(?:comprises|consists of|is composed of|includes|features|introduc\w*|propos\w*|has)\s+(?:two|three|four)\s+"
+    r"(?:key\s+|core\s+|main\s+|novel\s+|technical\s+)?(?:components|modules|techniques|innovations|mechanisms|parts|strategies)\s*:\s*([^.;()]+)"
 )
 
 
 def _listed_components(sentences: pl.DataFrame) -> pl.DataFrame:
-    """Each item of a component list that is two to four lower-case words named for a
-    training mechanism."""
+    """Each item of a component list that is two to five capitalised words, or two to four
+    lower-case words named for a training mechanism."""
     return (
         _matches(sentences, _COMPONENT_LIST, ["items"])
         .with_columns(alias=pl.col("items").str.replace_all(r",?\s+and\s+", ", ").str.split(", "))
         .explode("alias")
         .with_columns(alias=pl.col("alias").str.strip_chars())
-        .filter(pl.col("alias").str.contains(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}$") & pl.col("alias").str.contains(_MECHANISM_HEAD))
+        .filter(
+            (pl.col("alias").str.contains(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*){1,3}$") & pl.col("alias").str.contains(_MECHANISM_HEAD))
+            | pl.col("alias").str.contains(r"^[A-Z][\w-]*(?:\s+[A-Z][\w-]*){1,4}$")
+        )
         .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
 
@@ -475,17 +479,22 @@ def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bo
     the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at
     most one capitalised word more than the name has capitals (a title's phrase, "A
     Large-Scale Asynchronous RL System", is not the long form of "AReaL"); the second
-    test is left out where the sentence itself says which is the long form."""
-    # "G2RPO" is "GGRPO", "A3PO" is "AAAPO".
-    capitals = (
-        name.str.replace_all(r"([A-Z])3", "${1}${1}${1}").str.replace_all(r"([A-Z])2", "${1}${1}").str.replace_all(r"[^A-Z]", "")
-    )
-    in_order = long_form.str.replace_all(r"[^A-Z]", "").str.contains(
-        pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
-    )
-    words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
-    fits = in_order & (capitals.str.len_chars() >= 2)
-    return fits & (words <= capitals.str.len_chars() + 1) if word_for_each_capital else fits
+    test is left out where the sentence itself says which is the long form. A name that
+    ends with its base algorithm ("XYZ-RL") may abbreviate with or without it."""
+
+    def fits(name: pl.Expr) -> pl.Expr:
+        # "G2RPO" is "GGRPO", "A3PO" is "AAAPO".
+        capitals = (
+            name.str.replace_all(r"([A-Z])3", "${1}${1}${1}").str.replace_all(r"([A-Z])2", "${1}${1}").str.replace_all(r"[^A-Z]", "")
+        )
+        in_order = long_form.str.replace_all(r"[^A-Z]", "").str.contains(
+            pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
+        )
+        words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
+        fits = in_order & (capitals.str.len_chars() >= 2)
+        return fits & (words <= capitals.str.len_chars() + 1) if word_for_each_capital else fits
+
+    return fits(name) | fits(name.str.replace(_BASE_SUFFIX, ""))
 
 
 #: "We propose V-Zed, a Visual Zone Estimation Dance methodology": the long form in
@@ -575,11 +584,16 @@ def _title_acronym_runs(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: The established algorithm a coined name ends with ("-GRPO", "-RL").
+_BASE_SUFFIX = r"[- ](?:GRPO|PPO|DPO|RL|RLVR|PO)$"
+
+
 def _spelled_by(name: pl.Expr, long_form: pl.Expr) -> pl.Expr:
     """`name`'s letters occur in order in `long_form`, the first one first, ignoring case
     ("PRCO" in "Perception–Reasoning Coevolution", "vOPD" in "On-Policy Distillation …"
     after its lower-case prefix)."""
-    letters = name.str.replace(r"^[a-z]+", "").str.replace_all(r"[^A-Za-z]", "").str.to_lowercase()
+    # A method named for its base algorithm ("XYZ-GRPO", "Zed-RL") spells only its own part.
+    letters = name.str.replace(r"^[a-z]+", "").str.replace(_BASE_SUFFIX, "").str.replace_all(r"[^A-Za-z]", "").str.to_lowercase()
     return long_form.str.to_lowercase().str.contains(pl.lit("^") + letters.str.replace_all(r"([a-z])", "${1}.*")) & (
         letters.str.len_chars() >= 2
     )
