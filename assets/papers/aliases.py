@@ -491,8 +491,8 @@ def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bo
             pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
         )
         words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
-        fits = in_order & (capitals.str.len_chars() >= 2)
-        return fits & (words <= capitals.str.len_chars() + 1) if word_for_each_capital else fits
+        in_order = in_order & (capitals.str.len_chars() >= 2)
+        return in_order & (words <= capitals.str.len_chars() + 1) if word_for_each_capital else in_order
 
     return fits(name) | fits(name.str.replace(_BASE_SUFFIX, ""))
 
@@ -557,7 +557,7 @@ def _initials(words: pl.Expr) -> pl.Expr:
 
 
 #: A run of capitalised words of a title (hyphenated parts too).
-_TITLE_RUN = r"[A-Z][\w]*(?:-[\w]+)*(?:\s+[A-Z][\w]*(?:-[\w]+)*)+"
+_TITLE_RUN = r"[A-Z]\w*(?:-\w+)*(?:\s+[A-Z]\w*(?:-\w+)*)+"
 
 
 def _title_acronym_runs(papers: pl.DataFrame) -> pl.DataFrame:
