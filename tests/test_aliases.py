@@ -587,6 +587,11 @@ def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun
         ("In particular, we introduce three technical innovations: Soft Ratio Caps, Stale Group Replay and Hard Prompt Boosting.", {"Soft Ratio Caps", "Stale Group Replay", "Hard Prompt Boosting"}),
         # A name ending with its base algorithm spells its long form without it.
         ("We propose $\\textbf{FTP-GRPO}$ (Feedback and Tips through Prompts), a rubric-driven framework.", {"FTP-GRPO", "Feedback and Tips through Prompts"}),
+        # A hyphenated word may give one letter of the acronym; a passive "is introduced"
+        # speaks for the authors; an advantage or reward function is a mechanism.
+        ("We propose group-anchored reward estimation (GRE) to steady multi-agent training.", {"group-anchored reward estimation", "GRE"}),
+        ("For hard prompts, Ratio-Tempered Update Scaling (RTUS) is introduced to bound each step.", {"Ratio-Tempered Update Scaling", "RTUS"}),
+        ("We propose a hindsight advantage function, which credits each subgoal.", {"hindsight advantage function"}),
         # A name and its long form in one parenthesis.
         ("We introduce a novel RL algorithm (QUOR, for Quantile-Ordered Reward Optimization) for LLMs.", {"QUOR", "Quantile-Ordered Reward Optimization"}),
         # A hyphen typed for a dash does not join the article to the name.

@@ -92,7 +92,7 @@ _PROPOSAL_SENTENCE = (
 #: Whose proposal: the authors' own ("we", "our", "this paper"). A sentence about what
 #: others use ("KDRL minimizes the reverse KL (RKL)", "in Uniform Diffusion Models (UDM)")
 #: defines field terms, not the paper's name.
-_AUTHORS_OWN = r"(?i)\b(?:we|us|our|this (?:paper|work|study)|novel|the proposed)\b"
+_AUTHORS_OWN = r"(?i)\b(?:we|us|our|this (?:paper|work|study)|novel|the proposed|(?:is|are) (?:introduced|proposed))\b"
 #: "we introduce Moonlight, a 16B MoE model": the name of a model, data set or benchmark
 #: the paper releases, which threads and configs use for the artifact, not a method.
 _ARTIFACT_APPOSITION = r"(\s*(?:a|an|the)\s[^.;,]{0,60}?\b(?:models?|datasets?|benchmarks?|corpus|corpora)\b)?"
@@ -402,7 +402,7 @@ _MECHANISM_HEAD = (
     r"normali[sz]ation|clipping|masking|weighting|reweighting|redistribution|exploration|selection|"
     r"allocation|curriculum|penalty|filtering|decoupling|correction|calibration|scheduling|gradient|"
     r"objective|loss|update|rollouts?|replay|reinforce(?:ment)?|alignment|credit assignment|"
-    r"search|refinement|guidance|tuning|training)$"
+    r"search|refinement|guidance|tuning|training|function)$"
 )
 
 
@@ -726,8 +726,8 @@ _MAX_LOWER_WORDS = 6
 
 def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     """"regularized policy gradient (RPG)", "simple self-distillation (SSD)": the fewest
-    last words before the parenthesis whose initials (after spaces and hyphens) spell
-    the acronym's capitals."""
+    last words before the parenthesis whose initials (after spaces and hyphens, or after
+    spaces alone) spell the acronym's capitals."""
     pairs = (
         _matches(sentences, _WORDS_BEFORE_ACRONYM, ["before", "acronym"])
         .filter(~normalized_name(_clean(pl.col("acronym"))).is_in(_ESTABLISHED_NORMALIZED))
@@ -743,10 +743,9 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     # first word, by the capitals inside the words ("SUmmarization augmented Policy Optimization").
     spelled = [
         pl.when(
-            (
-                _initials(pl.col(f"last_{n}")).str.to_lowercase()
-                == pl.col("capitals")
-            )
+            (_initials(pl.col(f"last_{n}")).str.to_lowercase() == pl.col("capitals"))
+            # ... or by whole words, a hyphenated word giving one letter ("role-conditioned advantage estimation").
+            | (_initials(pl.col(f"last_{n}").str.replace_all("-", "")).str.to_lowercase() == pl.col("capitals"))
             | (
                 pl.col(f"last_{n}").str.contains(r"^[A-Z]")
                 & (pl.col(f"last_{n}").str.replace_all(r"[^A-Z]", "").str.to_lowercase() == pl.col("capitals"))
