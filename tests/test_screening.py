@@ -179,6 +179,7 @@ def test_large_policy_is_30b_or_more():
         ("Together We Score", "We propose a GRPO extension that computes rewards over the group as a whole.", "reward"),
         ("Fair Shares", "We propose a diversity-aware reward adjustment for each completion.", "reward"),
         ("Calibrated Reward Models for Long Answers", "We propose a simple recipe that trains small reasoners.", "reward"),
+        ("Mixing Well", "We propose to learn which data mixtures across domains help RLVR most.", "sampling"),
         ("Branched Rollouts from Expert Anchors", "We propose a simple recipe that trains small reasoners.", "sampling"),
         ("Blending Two Losses with Prefix Sampling", "We propose a simple recipe that trains small reasoners.", "sampling"),
         # The masked model being trained is not a masking method (no cue is left).
