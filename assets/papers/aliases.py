@@ -174,11 +174,13 @@ _NAME_INTRODUCES = (
     + _NAME
     + r"),\s+(?:a|an)\s"
 )
+#: A coined name: a word with two capitals or a capital and a digit ("Zeno-PO", "Zeno2").
+_COINED_NAME = r"(?:[A-Z][\w-]*[A-Z]|[A-Z][\w-]*\d)[\w-]*"
 #: "First, Zeno-PO introduces Advantage Tempering.", "Zeno-PO employs Soft Clipping, which
 #: …": a coined method that introduces or employs a named part of its own.
 _COINED_PART = (
     r"^(?:(?:First|Second|Third|Finally|Then|Next|Moreover|Additionally|Furthermore),\s+)?"
-    r"((?:[A-Z][\w-]*[A-Z]|[A-Z][\w-]*\d)[\w-]*)\s+(?:also\s+|further\s+)?(?:introduces|employs|incorporates|applies|adopts|adds)\s+("
+    r"(" + _COINED_NAME + r")\s+(?:also\s+|further\s+)?(?:introduces|employs|incorporates|applies|adopts|adds)\s+("
     + _LONG_NAME
     + r")\s*(?:[,.;]|\s+(?:to|that|which|for)\b)"
 )
@@ -312,20 +314,17 @@ def _sentences(papers: pl.DataFrame) -> pl.DataFrame:
 #: sentence whose subject is a coined name (two capitals or a digit) and whose verb says
 #: what the method is made of speaks for the authors, "we" or not.
 _COINED_SUBJECT = (
-    r"^\s*((?:[A-Z][\w-]*[A-Z]|[A-Z][\w-]*\d)[\w-]*)\s+(?:comprises|consists of|is composed of|employs|incorporates|integrates|introduces|features|combines|contains)\b"
+    r"^\s*(" + _COINED_NAME + r")\s+(?:comprises|consists of|is composed of|employs|incorporates|integrates|introduces|features|combines|contains)\b"
 )
 
 
-def _proposal_sentences(papers: pl.DataFrame) -> pl.DataFrame:
+def _proposal_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
     subject = pl.col("sentence").str.extract(_COINED_SUBJECT, 1)
     coined_subject = subject.is_not_null() & ~normalized_name(subject).is_in(_ESTABLISHED_NORMALIZED)
-    return (
-        _sentences(papers)
-        .filter(
-            pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
-            & (pl.col("sentence").str.contains(_AUTHORS_OWN) | coined_subject)
-            & ~pl.col("sentence").str.contains(_CITATION)
-        )
+    return sentences.filter(
+        pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
+        & (pl.col("sentence").str.contains(_AUTHORS_OWN) | coined_subject)
+        & ~pl.col("sentence").str.contains(_CITATION)
     )
 
 
@@ -362,10 +361,10 @@ def _listed_components(sentences: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _coined_parts(papers: pl.DataFrame) -> pl.DataFrame:
+def _coined_parts(sentences: pl.DataFrame) -> pl.DataFrame:
     """Named parts a coined method introduces (_COINED_PART); not those of an established one."""
     return (
-        _matches(_sentences(papers), _COINED_PART, ["subject", "alias"])
+        _matches(sentences, _COINED_PART, ["subject", "alias"])
         .filter(~normalized_name(pl.col("subject")).is_in(_ESTABLISHED_NORMALIZED))
         .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
@@ -386,9 +385,9 @@ _OTHERS_WORK = (
 )
 
 
-def _own_sentences(papers: pl.DataFrame) -> pl.DataFrame:
+def _own_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
     """Sentences in which the authors speak ("we", "our") of neither others' work nor a citation."""
-    return _sentences(papers).filter(
+    return sentences.filter(
         pl.col("sentence").str.contains(_AUTHORS_OWN)
         & ~pl.col("sentence").str.contains(_CITATION)
         & ~pl.col("sentence").str.contains(_OTHERS_WORK)
@@ -406,7 +405,7 @@ _MECHANISM_HEAD = (
 )
 
 
-def _defining_sentences(papers: pl.DataFrame) -> pl.DataFrame:
+def _defining_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
     """Sentences that define a term without a proposing verb ("The resulting algorithm,
     Xyz Policy Optimization (XPO), masks …"; "It then applies Abc Advantage Shaping (AAS)"):
     the sentences after the abstract's first proposal ("we propose …"), where it describes
@@ -414,8 +413,7 @@ def _defining_sentences(papers: pl.DataFrame) -> pl.DataFrame:
     describes the field."""
     proposing = pl.col("sentence").str.contains(_PROPOSAL_SENTENCE) & pl.col("sentence").str.contains(_AUTHORS_OWN)
     return (
-        _sentences(papers)
-        .with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
+        sentences.with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
         .with_columns(first_proposal=pl.col("position").filter(proposing).min().over("arxiv_id"))
         .filter(
             (pl.col("position") > pl.col("first_proposal"))
@@ -482,16 +480,17 @@ def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bo
     test is left out where the sentence itself says which is the long form. A name that
     ends with its base algorithm ("XYZ-RL") may abbreviate with or without it."""
 
+    long_capitals = long_form.str.replace_all(r"[^A-Z]", "")
+    words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
+
     def fits(name: pl.Expr) -> pl.Expr:
         # "G2RPO" is "GGRPO", "A3PO" is "AAAPO".
         capitals = (
             name.str.replace_all(r"([A-Z])3", "${1}${1}${1}").str.replace_all(r"([A-Z])2", "${1}${1}").str.replace_all(r"[^A-Z]", "")
         )
-        in_order = long_form.str.replace_all(r"[^A-Z]", "").str.contains(
-            pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")
+        in_order = long_capitals.str.contains(pl.lit("^") + capitals.str.replace_all(r"([A-Z])", "${1}.*")) & (
+            capitals.str.len_chars() >= 2
         )
-        words = long_form.str.count_matches(r"(?:^|\s)[a-z\d]*[A-Z]")
-        in_order = in_order & (capitals.str.len_chars() >= 2)
         return in_order & (words <= capitals.str.len_chars() + 1) if word_for_each_capital else in_order
 
     return fits(name) | fits(name.str.replace(_BASE_SUFFIX, ""))
@@ -895,9 +894,11 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     )
     emphasised = _emphasised_names(papers)
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
-    sentences = _proposal_sentences(papers)
-    defining = _defining_sentences(papers)
-    own = _own_sentences(papers)
+    # Every sentence of each abstract, split once for the rules that read sentences.
+    every_sentence = _sentences(papers)
+    sentences = _proposal_sentences(every_sentence)
+    defining = _defining_sentences(every_sentence)
+    own = _own_sentences(every_sentence)
     whole_long_forms = _long_forms_after_names(pl.concat([sentences.select("arxiv_id", "sentence"), own]).unique(maintain_order=True))
     found = pl.concat(
         [
@@ -916,7 +917,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _lower_case_long_forms(sentences),
             _lower_case_names(own),
             _listed_components(sentences),
-            _coined_parts(papers),
+            _coined_parts(every_sentence),
             _found(sentences, "sentence", _WE_PROPOSE_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _NAMED_LONG, "long_form", loose=True),
             _found(sentences, "sentence", _METHOD_THEN_NAME, "we_propose", runs_on_group=True, loose=True),
