@@ -23,7 +23,7 @@ import polars as pl
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from assets.papers.aliases import normalized_name, rule_aliases, with_greek_letters  # noqa: E402
+from assets.papers.aliases import normalized_name, rule_aliases, without_latex  # noqa: E402
 from bench.first_readings import record_first_reading  # noqa: E402
 from bench.screening_eval import DEFAULT_SNAPSHOT, SETS, labelled_batches, whole_set  # noqa: E402
 
@@ -36,8 +36,8 @@ def labelled_names(labels: pl.DataFrame) -> pl.DataFrame:
         .with_columns(name=pl.col("name").str.strip_chars())
         .filter(pl.col("name") != "")
         # A name printed with LaTeX ("R$^3$L", "GRPO-\\lambda", "$\\mathbf{T^3}$") is the plain
-        # name the rules write (R3L, GRPO-λ, T3).
-        .with_columns(name=with_greek_letters(pl.col("name")).str.replace_all(r"\\[a-z]+\b\s*|[$^{}]", ""))
+        # name the rules write (R3L, GRPO-λ, T3), read the way the rules read it.
+        .with_columns(name=without_latex(pl.col("name")))
         # A plural acronym is its singular ("SRMs" is the name SRM), as the rules write it.
         .with_columns(
             normalized=normalized_name(

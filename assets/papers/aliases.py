@@ -318,14 +318,20 @@ _COINED_SUBJECT = (
 )
 
 
-def _proposal_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
+def _proposes() -> pl.Expr:
+    """A sentence in which the authors propose something of their own: a proposing word,
+    said by "we" (or of a coined name as the subject), citing nobody."""
     subject = pl.col("sentence").str.extract(_COINED_SUBJECT, 1)
     coined_subject = subject.is_not_null() & ~normalized_name(subject).is_in(_ESTABLISHED_NORMALIZED)
-    return sentences.filter(
+    return (
         pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
         & (pl.col("sentence").str.contains(_AUTHORS_OWN) | coined_subject)
         & ~pl.col("sentence").str.contains(_CITATION)
     )
+
+
+def _proposal_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
+    return sentences.filter(_proposes())
 
 
 #: "we address this by introducing dynamic reward weighting, which …": a lower-case name of
@@ -411,10 +417,9 @@ def _defining_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
     the sentences after the abstract's first proposal ("we propose …"), where it describes
     its own method, that neither cite nor speak of others' work. Before it, an abstract
     describes the field."""
-    proposing = pl.col("sentence").str.contains(_PROPOSAL_SENTENCE) & pl.col("sentence").str.contains(_AUTHORS_OWN)
     return (
         sentences.with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
-        .with_columns(first_proposal=pl.col("position").filter(proposing).min().over("arxiv_id"))
+        .with_columns(first_proposal=pl.col("position").filter(_proposes()).min().over("arxiv_id"))
         .filter(
             (pl.col("position") > pl.col("first_proposal"))
             & ~pl.col("sentence").str.contains(_CITATION)
@@ -516,6 +521,12 @@ def with_greek_letters(text: pl.Expr) -> pl.Expr:
     for name, letter in _GREEK.items():
         text = text.str.replace_all(r"\\" + name + r"\b", letter)
     return text
+
+
+def without_latex(text: pl.Expr) -> pl.Expr:
+    """`text` as the rules read a name: Greek letters as letters, the markup that hides a
+    name dropped ("GRPO-\\lambda" is "GRPO-λ", "$\\mathbf{T^3}$" is "T3")."""
+    return with_greek_letters(text).str.replace_all(_LATEX_MARKUP, "")
 
 
 def _apposition_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
