@@ -30,7 +30,8 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from orchestration.clients.arxiv_feed import ENTRY_SCHEMA, normalize_whitespace, parse_feed  # noqa: E402
 from assets.papers.papers import papers_from_entries  # noqa: E402
-from assets.papers.screening import loss_change_kinds, only_for_general_methods, policy_sizes, screening_verdicts  # noqa: E402
+from assets.papers.screening import loss_change_kinds, only_for_general_methods, policy_sizes, screening_rules, screening_verdicts  # noqa: E402
+from assets.papers.screening_model import committed_screening_model, fit_screening_model, general_method_probabilities  # noqa: E402
 from bench.first_readings import record_first_reading  # noqa: E402
 
 DEFAULT_SNAPSHOT = REPO_ROOT.parent / "shared" / "snapshots"
@@ -145,6 +146,63 @@ def _ratio(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else float("nan")
 
 
+def _f1(truth: pl.Series, verdict: pl.Series) -> float:
+    true_positives = int((truth & verdict).sum())
+    wrong = int((truth ^ verdict).sum())
+    return _ratio(2 * true_positives, 2 * true_positives + wrong)
+
+
+def cross_validated(batches: list[Batch]) -> pl.DataFrame:
+    """`batch`, `arxiv_id`, `is_general_rl_method` (the label), `model` (the verdict of a
+    model trained on every batch but the paper's own, as a new batch's first reading is)
+    and `rules` (the hand-set weights' verdict)."""
+    papers, rules, labels = training_data(batches)
+    scored = []
+    for batch in batches:
+        held_out = pl.col("batch") == batch.name
+        model = fit_screening_model(papers.filter(~held_out), rules.filter(~held_out), labels.filter(~held_out))
+        verdicts = general_method_probabilities(papers.filter(held_out), rules.filter(held_out), model)
+        scored.append(
+            labels.filter(held_out)
+            .join(verdicts, on="arxiv_id")
+            .join(rules.filter(held_out).select("arxiv_id", "vetoed", "rules_say_general"), on="arxiv_id")
+            .select(
+                "batch", "arxiv_id", "is_general_rl_method",
+                model=(pl.col("screening_probability") >= model.threshold) & ~pl.col("vetoed"),
+                rules="rules_say_general",
+            )
+        )
+    return pl.concat(scored)
+
+
+def cross_validated_figures(scored: pl.DataFrame) -> pl.DataFrame:
+    """Per batch and pooled (`all`): papers, F1 of the cross-validated model and of the
+    hand-set weights on the same papers."""
+    rows = [
+        {"batch": name, "papers": group.height, "model_f1": _f1(group["is_general_rl_method"], group["model"]),
+         "rules_f1": _f1(group["is_general_rl_method"], group["rules"])}
+        for (name,), group in scored.sort("batch").group_by("batch", maintain_order=True)
+    ]
+    rows.append(
+        {"batch": "all", "papers": scored.height, "model_f1": _f1(scored["is_general_rl_method"], scored["model"]),
+         "rules_f1": _f1(scored["is_general_rl_method"], scored["rules"])}
+    )
+    return pl.DataFrame(rows)
+
+
+def training_data(batches: list[Batch]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The labelled papers of all `batches` (title, abstract), their rules and their
+    labels, each row tagged with its `batch`."""
+    papers, rules, labels = [], [], []
+    for batch in batches:
+        tag = pl.lit(batch.name).alias("batch")
+        batch_labels = batch.labels.select("arxiv_id", "is_general_rl_method")
+        batch_papers = batch.papers.join(batch_labels, on="arxiv_id", how="semi").select("arxiv_id", "title", "abstract", "comment")
+        for frames, frame in zip((papers, rules, labels), (batch_papers, screening_rules(batch_papers), batch_labels)):
+            frames.append(frame.with_columns(tag))
+    return pl.concat(papers), pl.concat(rules), pl.concat(labels)
+
+
 def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
     joined = labels.join(predicted, on="arxiv_id", how="inner", suffix="_rule")
     truth, rule = joined["is_general_rl_method"], joined["is_general_rl_method_rule"]
@@ -152,6 +210,7 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
     fp = int((~truth & rule).sum())
     fn = int((truth & ~rule).sum())
     precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
+    hand = joined["rules_say_general"]
     large_same = joined["large_policy"].eq_missing(joined["large_policy_rule"])
     known = joined["large_policy"].is_not_null()
     # The kind rule on the labelled general methods; on all papers, the kind the table
@@ -168,6 +227,7 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
         "precision": precision,
         "recall": recall,
         "f1": _ratio(2 * precision * recall, precision + recall),
+        "rules_f1": _f1(truth, hand),
         "large_policy_accuracy": _ratio(int(large_same.sum()), joined.height),
         "large_policy_accuracy_known": _ratio(int((large_same & known).sum()), int(known.sum())),
         "loss_change_kind_accuracy": _ratio(int((kind_same & truth).sum()), int(truth.sum())),
@@ -196,7 +256,8 @@ def disagreements(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, pl
 
 #: The figures a first reading keeps.
 READING_FIGURES = (
-    "f1", "precision", "recall", "large_policy_accuracy", "loss_change_kind_accuracy", "loss_change_kind_accuracy_all",
+    "f1", "precision", "recall", "rules_f1", "large_policy_accuracy", "loss_change_kind_accuracy",
+    "loss_change_kind_accuracy_all",
 )
 
 
@@ -204,7 +265,7 @@ def report(name: str, figures: dict[str, float]) -> str:
     return (
         f"{name}: {figures['labels']} papers ({figures['general_methods']} general RL methods)\n"
         f"  is_general_rl_method: precision {figures['precision']:.3f}  recall {figures['recall']:.3f}  "
-        f"F1 {figures['f1']:.3f}\n"
+        f"F1 {figures['f1']:.3f} (the rules' hand-set weights alone: {figures['rules_f1']:.3f})\n"
         f"  large_policy accuracy: {figures['large_policy_accuracy']:.3f} "
         f"(on the papers that state a size: {figures['large_policy_accuracy_known']:.3f})\n"
         f"  loss_change_kind accuracy on the general methods: {figures['loss_change_kind_accuracy']:.3f} "
@@ -220,15 +281,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     batches = labelled_batches(args.which, args.snapshot)
+    trained_on = committed_screening_model().meta.get("trained_on", {})
     for batch in batches:
         figures = evaluate(batch.labels, predictions(batch.papers))
-        print(report(f"{args.which}:{batch.name}", figures))
+        seen = " [the screening model was trained on it: its F1 is a fit]" if batch.name in trained_on else ""
+        print(report(f"{args.which}:{batch.name}{seen}", figures))
         reading = {name: figures[name] for name in READING_FIGURES}
         print("  " + record_first_reading("screening", f"{args.which}:{batch.name}", figures["labels"], reading))
     whole = whole_set(batches)
     predicted = predictions(whole.papers)
     if len(batches) > 1:
         print(report(f"{args.which} (all batches)", evaluate(whole.labels, predicted)))
+    if any(batch.name in trained_on for batch in batches):
+        # The honest figure for batches the model was trained on: each scored by a model
+        # trained on every other labelled batch (of both sets, as the committed one was).
+        everything = labelled_batches("snapshot", args.snapshot) + labelled_batches("unseen")
+        scored = cross_validated(everything).filter(pl.col("batch").is_in([batch.name for batch in batches]))
+        print("\nis_general_rl_method cross-validated (each batch left out of the training once):")
+        with pl.Config(tbl_rows=-1, float_precision=3, tbl_hide_dataframe_shape=True):
+            print(cross_validated_figures(scored))
     if not args.quiet:
         with pl.Config(tbl_rows=-1, tbl_width_chars=220, fmt_str_lengths=90, tbl_hide_dataframe_shape=True):
             for name, frame in disagreements(whole.labels, predicted).items():

@@ -246,7 +246,9 @@ CORE_PAPER_SCREENING = Table(
         "arxiv_id": pl.Utf8,
         "cohort": pl.Utf8,
         "is_general_rl_method": pl.Boolean,
-        "screening_score": pl.Int32,
+        "screening_probability": pl.Float64,  # the learned model's (assets/papers/screening_model.py)
+        "screening_terms": pl.List(pl.Utf8),  # the words and rules that weighed most in it, +for / -against
+        "screening_score": pl.Int32,  # the rules' hand-set weights, summed
         "screening_reasons": pl.List(pl.Utf8),
         "policy_params_b": pl.Float64,
         "large_policy": pl.Boolean,

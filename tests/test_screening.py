@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from assets.papers.screening import LOSS_CHANGE_KINDS, SCREENING_OVERRIDE_COLUMNS, code_links, loss_change_kinds, only_for_general_methods, paper_screening_of, policy_sizes, read_screening_overrides, screening_verdicts
+from assets.papers.screening import LOSS_CHANGE_KINDS, SCREENING_OVERRIDE_COLUMNS, code_links, loss_change_kinds, only_for_general_methods, paper_screening_of, policy_sizes, read_screening_overrides, screening_rules, screening_verdicts
 from tests.helpers import REPO_ROOT, shared_snapshots
 from orchestration.tables import CORE_PAPER_SCREENING
 
@@ -320,13 +320,13 @@ def test_methods_are_general_and_systems_reports_and_applications_are_not():
     ],
 )
 def test_general_methods_that_name_no_loss_term_are_general(title, abstract, reason):
-    result = screening_verdicts(papers(("1", title, abstract)))
-    assert result["is_general_rl_method"][0]
+    result = screening_rules(papers(("1", title, abstract)))
+    assert result["rules_say_general"][0]
     assert reason in result["screening_reasons"][0]
 
 
 def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
-    result = screening_verdicts(
+    result = screening_rules(
         papers(("1", "Judges That Think: Better Generative Reward Models",
                 "We train generative reward models (GRMs) with RL and report reward-model accuracy on RewardBench."))
     )
@@ -348,7 +348,7 @@ def test_a_paper_whose_product_is_a_reward_model_gets_no_reward_source_cue():
     ],
 )
 def test_formal_proofs_sql_video_and_tool_calling_are_application_domains(abstract):
-    result = screening_verdicts(papers(("1", "Steps That Count", abstract)))
+    result = screening_rules(papers(("1", "Steps That Count", abstract)))
     assert "-application" in result["screening_reasons"][0]
 
 
@@ -361,7 +361,7 @@ def test_formal_proofs_sql_video_and_tool_calling_are_application_domains(abstra
     ],
 )
 def test_empirical_studies_are_studies(abstract):
-    result = screening_verdicts(papers(("1", "What Happens in RL", abstract)))
+    result = screening_rules(papers(("1", "What Happens in RL", abstract)))
     assert "-study" in result["screening_reasons"][0]
 
 
@@ -389,7 +389,7 @@ def test_empirical_studies_are_studies(abstract):
     ],
 )
 def test_vocabularies_of_general_methods(title, abstract, rule):
-    result = screening_verdicts(papers(("1", title, abstract)))
+    result = screening_rules(papers(("1", title, abstract)))
     assert rule in result["screening_reasons"][0]
 
 
@@ -401,7 +401,7 @@ def test_vocabularies_of_general_methods(title, abstract, rule):
     ],
 )
 def test_schedules_and_critics_are_algorithm_cues(abstract):
-    result = screening_verdicts(papers(("1", "Steadier Training", abstract)))
+    result = screening_rules(papers(("1", "Steadier Training", abstract)))
     assert "proposes_algorithm" in result["screening_reasons"][0]
 
 
@@ -417,12 +417,12 @@ def test_schedules_and_critics_are_algorithm_cues(abstract):
 def test_a_study_or_theory_by_its_title_is_not_a_method(title):
     abstract = "We model how GRPO's reward rises during RLVR and test the predictions on math problems."
     row = verdict_of(title, abstract)
-    assert "-study_title" in row["screening_reasons"] and not row["is_general_rl_method"]
+    assert "-study_title" in row["screening_reasons"] and not row["rules_say_general"]
     assert verdict_of("Rewards Over Time", abstract)["screening_score"] > row["screening_score"]
 
 
 def test_reinforcement_in_a_title_is_not_reinforce():
-    result = screening_verdicts(papers(("1", "History Rhymes: Accelerating LLM Reinforcement Learning with RhymeRL", "")))
+    result = screening_rules(papers(("1", "History Rhymes: Accelerating LLM Reinforcement Learning with RhymeRL", "")))
     assert "title_policy_optimization" not in result["screening_reasons"][0]
 
 
@@ -497,7 +497,8 @@ def test_the_rules_reach_the_targets_on_the_hand_labelled_snapshot():
     labels = pl.read_csv(harness.DEFAULT_LABELS, schema=harness.LABEL_SCHEMA)
     assert labels.height >= 60
     figures = harness.evaluate(labels, harness.predictions(harness.snapshot_papers(snapshot)))
-    assert figures["f1"] >= 0.85
+    # The model was trained on these labels (its F1 is a fit); the rules alone must hold too.
+    assert figures["f1"] >= 0.85 and figures["rules_f1"] >= 0.85
     assert figures["large_policy_accuracy"] >= 0.9
 
 
@@ -505,7 +506,8 @@ def test_the_rules_reach_the_targets_on_the_hand_labelled_snapshot():
 
 
 def verdict_of(title: str, abstract: str) -> dict:
-    return screening_verdicts(papers(("1", title, abstract))).row(0, named=True)
+    """The rules' verdict, score and reasons (the learned model is tested on its own)."""
+    return screening_rules(papers(("1", title, abstract))).row(0, named=True)
 
 
 def test_a_model_report_that_introduces_a_general_algorithm_is_screened_on_it():
@@ -514,7 +516,7 @@ def test_a_model_report_that_introduces_a_general_algorithm_is_screened_on_it():
         "We introduce Zorba-K3, our open-weight reasoning model with 120 billion total parameters. "
         "In addition, we propose WXPO, a novel RL algorithm that rescales importance weights per sequence.",
     )
-    assert row["is_general_rl_method"] and "named_rl_algorithm" in row["screening_reasons"]
+    assert row["rules_say_general"] and "named_rl_algorithm" in row["screening_reasons"]
     # Screened on the method: the report rules say nothing.
     assert "-model_report_title" not in row["screening_reasons"] and "-model_report" not in row["screening_reasons"]
 
@@ -526,7 +528,7 @@ def test_an_enumerated_contribution_of_a_report_can_be_the_general_method():
         "(1) Tamp stabilizes RL training via token-level masking of mismatched probabilities; "
         "(2) Sift improves rollout throughput; and (3) Loom, an RL system for large clusters.",
     )
-    assert row["is_general_rl_method"] and "enumerated_rl_contribution" in row["screening_reasons"]
+    assert row["rules_say_general"] and "enumerated_rl_contribution" in row["screening_reasons"]
 
 
 def test_a_model_report_without_a_method_stays_a_report():
@@ -534,7 +536,7 @@ def test_a_model_report_without_a_method_stays_a_report():
         "Orin-V2.5: An Open Model for Agents",
         "We present Orin-V2.5, our latest open-weight model, trained with large-scale reinforcement learning on agent tasks.",
     )
-    assert not row["is_general_rl_method"]
+    assert not row["rules_say_general"]
     assert "-model_report_title" in row["screening_reasons"] and "-model_report" in row["screening_reasons"]
 
 
@@ -560,7 +562,7 @@ def test_a_model_report_without_a_method_stays_a_report():
 )
 def test_training_that_is_not_rl_of_language_models_is_not_general(title, abstract, reason):
     row = verdict_of(title, abstract)
-    assert not row["is_general_rl_method"] and reason in row["screening_reasons"]
+    assert not row["rules_say_general"] and reason in row["screening_reasons"]
 
 
 def test_distillation_with_rl_in_the_title_is_not_ruled_out():
@@ -568,7 +570,7 @@ def test_distillation_with_rl_in_the_title_is_not_ruled_out():
         "Policy Distillation with Verifiable Rewards",
         "We propose a novel RL algorithm that distills a teacher's token probabilities into the policy gradient objective.",
     )
-    assert row["is_general_rl_method"] and "-supervised_title" not in row["screening_reasons"]
+    assert row["rules_say_general"] and "-supervised_title" not in row["screening_reasons"]
 
 
 def test_an_rl_method_for_one_application_domain_is_not_general():
@@ -576,7 +578,7 @@ def test_an_rl_method_for_one_application_domain_is_not_general():
         "Summarizing Clinical Notes with Reinforcement Learning",
         "We train a summarizer of clinical notes with a clipped objective and a reward from physicians' edits.",
     )
-    assert not row["is_general_rl_method"] and "-application" in row["screening_reasons"]
+    assert not row["rules_say_general"] and "-application" in row["screening_reasons"]
 
 
 @pytest.mark.parametrize(
@@ -593,8 +595,8 @@ def test_an_rl_method_for_one_application_domain_is_not_general():
 def test_a_title_that_names_one_domain_makes_an_algorithm_an_application(title):
     abstract = "We train the policy with GRPO and a reward for valid outputs."
     row = verdict_of(title, abstract)
-    assert not row["is_general_rl_method"] and "-task_specific" in row["screening_reasons"]
-    assert verdict_of("Ratio-Balanced Policy Optimization", abstract)["is_general_rl_method"]
+    assert not row["rules_say_general"] and "-task_specific" in row["screening_reasons"]
+    assert verdict_of("Ratio-Balanced Policy Optimization", abstract)["rules_say_general"]
 
 
 def test_grounded_reasoning_and_open_weight_baselines_are_not_an_application_or_a_report():
@@ -603,7 +605,7 @@ def test_grounded_reasoning_and_open_weight_baselines_are_not_an_application_or_
         "We propose a novel RL algorithm that keeps the policy grounding its reasoning in the question; "
         "it improves several open-weight LLMs on RLVR benchmarks.",
     )
-    assert row["is_general_rl_method"]
+    assert row["rules_say_general"]
     assert "-application" not in row["screening_reasons"] and "-model_report" not in row["screening_reasons"]
 
 
@@ -635,7 +637,7 @@ def test_a_question_for_a_title_counts_against_a_method():
     ],
 )
 def test_a_models_parameter_count_is_a_report_cue_only_for_its_own_model(abstract, is_report):
-    result = screening_verdicts(papers(("1", "A Method", abstract)))
+    result = screening_rules(papers(("1", "A Method", abstract)))
     assert ("-model_report" in result["screening_reasons"][0]) == is_report
 
 
@@ -644,7 +646,7 @@ def test_rl_outside_language_models_is_not_general():
         "Clipped Advantage Policy Optimization for Quadruped Locomotion",
         "We propose a novel RL algorithm that clips the advantage for legged robots in simulation and on hardware.",
     )
-    assert not row["is_general_rl_method"] and "-not_language_models" in row["screening_reasons"]
+    assert not row["rules_say_general"] and "-not_language_models" in row["screening_reasons"]
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from assets.papers.affiliations import (
 from assets.papers.aliases import paper_aliases_of, read_alias_overrides
 from assets.papers.papers import papers_from_entries
 from assets.papers.screening import paper_screening_of, read_screening_overrides
+from assets.papers.screening_model import committed_screening_model
 from assets.preview import table_metadata, waiting_overrides_metadata
 from orchestration.clients.openalex import openalex_affiliations
 from orchestration.curation import waiting_for_papers
@@ -189,9 +190,10 @@ def paper_aliases(papers):
 def paper_screening(
     context: dg.AssetExecutionContext, curation: Curation, warehouse: Warehouse, openalex: OpenAlexSource
 ) -> dg.MaterializeResult:
-    """One row per paper: `is_general_rl_method` with `screening_score` and
-    `screening_reasons` (the rules that fired), and the features the study compares:
-    `policy_params_b`/`large_policy` (largest policy trained, null when unknown),
+    """One row per paper: `is_general_rl_method` with the learned model's
+    `screening_probability` and `screening_terms` (what weighed most) and the rules'
+    `screening_score` and `screening_reasons` (the rules that fired); and the features
+    the study compares: `policy_params_b`/`large_policy` (largest policy trained, null when unknown),
     `loss_change_kind` (coefficient, clip, mask, weight, new_objective, advantage,
     sampling, reward; `other` for anything else and every paper that is not a general
     method) with its cue and `loss_change_reasons` (every cue found, as kind/field),
@@ -215,6 +217,7 @@ def paper_screening(
         source, [curated, recorded, printed, looked_up], maintainer_companies(), [f.repo for f in frameworks()]
     )
     result = paper_screening_of(source, maintainers, screening_overrides)
+    model = committed_screening_model()
     with warehouse.connect() as conn:
         replace_table(conn, CORE_PAPER_SCREENING.name, result)
     general = int(result["is_general_rl_method"].sum())
@@ -232,9 +235,12 @@ def paper_screening(
     return dg.MaterializeResult(
         metadata=table_metadata(
             result,
-            ["arxiv_id", "is_general_rl_method", "screening_score", "policy_params_b", "loss_change_kind",
+            ["arxiv_id", "is_general_rl_method", "screening_probability", "policy_params_b", "loss_change_kind",
              "code_released", "maintainer_company", "verdict_source"],
             general_rl_methods=general,
+            # What the verdicts' model was trained on, and how it does on batches it was not.
+            screening_model_labelled_papers=int(model.meta.get("labelled_papers", 0)),
+            screening_model_cross_validated_f1=float(model.meta.get("cross_validated_f1", float("nan"))),
             verdicts_from_overrides=int(result["verdict_source"].eq("override").sum()),
             papers_with_overridden_values=int((result["overridden"].list.len() > 0).sum()),
             large_policies=int(result["large_policy"].fill_null(False).sum()),

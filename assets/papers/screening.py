@@ -6,6 +6,9 @@ Every rule is a named regular expression with a weight, so a verdict can always 
 - `screening_verdicts`: does the paper propose a general RL training method for language
   models (a loss, advantage estimator, clipping/masking/weighting scheme, sampling or
   regularization), as opposed to an application, benchmark, survey, system or model report?
+  The rules that fire are features of a learned model beside the abstract's words
+  (assets/papers/screening_model.py): its probability decides, veto rules still rule a
+  paper out, and `screening_rules` keeps the hand-set weights' own verdict.
 - `policy_sizes`: the largest policy the paper trained, in billions of parameters, from
   model names and sizes (`Qwen2.5-32B`, `7B and 32B`, `235B-A22B` → 235, `1T` → 1000),
   ignoring sizes of compared, teacher or data-collection models, active parameters and
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import polars as pl
 
+from assets.papers.screening_model import ScreeningModel, committed_screening_model, general_method_probabilities
 from orchestration.curation import read_override_csv
 from orchestration.tables import CORE_PAPER_SCREENING
 
@@ -146,9 +150,11 @@ def _fires(field: pl.Expr, pattern: str) -> pl.Expr:
     return field.str.contains(wanted) & ~field.str.contains(unwanted) if unwanted else field.str.contains(wanted)
 
 
-def screening_verdicts(papers: pl.DataFrame) -> pl.DataFrame:
-    """`arxiv_id`, `is_general_rl_method`, `screening_score` (sum of the weights of the
-    rules that fire) and `screening_reasons` (their codes, `-` before a negative one)."""
+def screening_rules(papers: pl.DataFrame) -> pl.DataFrame:
+    """`arxiv_id`, `screening_score` (sum of the weights of the rules that fire),
+    `screening_reasons` (their codes, `-` before a negative one), `vetoed` (a rule that
+    rules the paper out fired) and `rules_say_general` (the hand-set weights' verdict:
+    the score reaches GENERAL_METHOD_THRESHOLD and nothing vetoes)."""
     text = _with_text(papers)
     fired = {name: _fires(_FIELD[field], pattern) for name, _, field, pattern in SCREENING_RULES}
     # A report that introduces a general method is screened on the method, not as a report.
@@ -159,11 +165,33 @@ def screening_verdicts(papers: pl.DataFrame) -> pl.DataFrame:
     reasons = pl.concat_list(
         [pl.when(fired[name]).then(pl.lit(name if weight > 0 else f"-{name}")) for name, weight, _, _ in SCREENING_RULES]
     ).list.drop_nulls()
+    vetoed = pl.any_horizontal([fired[name] for name in VETO_RULES])
     return text.select(
         "arxiv_id",
-        is_general_rl_method=(score >= GENERAL_METHOD_THRESHOLD) & ~pl.any_horizontal([fired[name] for name in VETO_RULES]),
         screening_score=score.cast(pl.Int32),
         screening_reasons=reasons,
+        vetoed=vetoed,
+        rules_say_general=(score >= GENERAL_METHOD_THRESHOLD) & ~vetoed,
+    )
+
+
+def screening_verdicts(papers: pl.DataFrame, model: ScreeningModel | None = None) -> pl.DataFrame:
+    """`arxiv_id`, `is_general_rl_method`, `screening_probability` (the learned model's,
+    assets/papers/screening_model.py), `screening_terms` (what weighed most in it) and the
+    rules' `screening_score` and `screening_reasons`. A paper is a general method where the
+    model's probability reaches its threshold and no veto rule fires; `rules_say_general`
+    is the hand-set weights' verdict, kept for comparison. `model` defaults to the
+    committed one."""
+    model = committed_screening_model() if model is None else model
+    rules = screening_rules(papers)
+    return rules.join(general_method_probabilities(papers, rules, model), on="arxiv_id", how="left").select(
+        "arxiv_id",
+        is_general_rl_method=(pl.col("screening_probability") >= model.threshold) & ~pl.col("vetoed"),
+        screening_probability="screening_probability",
+        screening_terms="screening_terms",
+        screening_score="screening_score",
+        screening_reasons="screening_reasons",
+        rules_say_general="rules_say_general",
     )
 
 
