@@ -284,9 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     trained_on = committed_screening_model().meta.get("trained_on", {})
     for batch in batches:
         figures = evaluate(batch.labels, predictions(batch.papers))
-        seen = batch.name in trained_on
-        print(report(f"{args.which}:{batch.name}" + (" [the screening model was trained on it: its F1 is a fit]" if seen else ""), figures))
-        sample = f"{args.which}:{batch.name}"
+        sample, seen = f"{args.which}:{batch.name}", batch.name in trained_on
+        print(report(sample + (" [the screening model was trained on it: its F1 is a fit]" if seen else ""), figures))
         if seen and not any(row["bench"] == "screening" and row["sample"] == sample for row in first_readings()):
             # A fit is no first reading: the batch was trained on before it was read.
             print(f"  no first reading of {sample} recorded: the screening model was trained on it")
@@ -299,8 +298,11 @@ def main(argv: list[str] | None = None) -> int:
         print(report(f"{args.which} (all batches)", evaluate(whole.labels, predicted)))
     if any(batch.name in trained_on for batch in batches):
         # The honest figure for batches the model was trained on: each scored by a model
-        # trained on every other labelled batch (of both sets, as the committed one was).
-        everything = labelled_batches("snapshot", args.snapshot) + labelled_batches("unseen")
+        # trained on every other labelled batch (of both sets, in the order the committed
+        # one was trained on them); this set's batches are already read.
+        everything = (
+            batches + labelled_batches("unseen") if args.which == "snapshot" else labelled_batches("snapshot", args.snapshot) + batches
+        )
         scored = cross_validated(everything).filter(pl.col("batch").is_in([batch.name for batch in batches]))
         print("\nis_general_rl_method cross-validated (each batch left out of the training once):")
         with pl.Config(tbl_rows=-1, float_precision=3, tbl_hide_dataframe_shape=True):
