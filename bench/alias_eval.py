@@ -3,13 +3,16 @@
     .venv/bin/python bench/alias_eval.py [--set snapshot|unseen] [--snapshot DIR] [--quiet]
 
 Reads the same labelled sets as bench/screening_eval.py (`method_names` of
-bench/labels/screening_labels.csv, or of bench/labels/unseen/*.jsonl) and applies the
-rules of assets/papers/aliases.py without overrides. A labelled name is found when its
+bench/labels/screening_labels.csv, or of bench/labels/unseen/*.jsonl) and finds names
+as the pipeline does without overrides: the rules of assets/papers/aliases.py and the
+names the committed model of assets/papers/name_model.py adds. A labelled name is found when its
 normalized form (lower case without spaces, hyphens, underscores or dots) is among the
 normalized names the rules give that paper. Per batch and for the whole set it prints
 the recall of labelled names (on all papers and on the general methods) and the
-precision of the rules' names, then the names missed and the names the rules gave that
-no label has. The first reading of each batch is kept in bench/readings/first_readings.csv.
+precision of the names found, the rules' alone beside them, then the names missed and
+the names found that no label has. The first reading of each batch is kept in
+bench/readings/first_readings.csv; a batch the name model was trained on has none (its
+figures are a fit: bench/train_name_model.py prints the cross-validated ones).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from assets.papers.aliases import normalized_name, rule_aliases, without_latex  # noqa: E402
-from bench.first_readings import record_first_reading  # noqa: E402
+from assets.papers.name_model import committed_name_model, learned_names  # noqa: E402
+from bench.first_readings import first_readings, record_first_reading  # noqa: E402
 from bench.screening_eval import DEFAULT_SNAPSHOT, SETS, labelled_batches, whole_set  # noqa: E402
 
 
@@ -50,11 +54,15 @@ def labelled_names(labels: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def rule_names(papers: pl.DataFrame, labels: pl.DataFrame) -> pl.DataFrame:
-    """`arxiv_id`, `alias`, `normalized`: the rules' names of the labelled papers."""
+def found_names(papers: pl.DataFrame, labels: pl.DataFrame, *, with_model: bool = True) -> pl.DataFrame:
+    """`arxiv_id`, `alias`, `normalized`: the names found in the labelled papers, the
+    rules' and (`with_model`) the committed name model's."""
+    labelled = papers.join(labels.select("arxiv_id"), on="arxiv_id", how="semi")
+    names = rule_aliases(labelled).select("arxiv_id", "alias", "source")
+    if with_model:
+        names = learned_names(labelled, names, committed_name_model())
     return (
-        rule_aliases(papers.join(labels.select("arxiv_id"), on="arxiv_id", how="semi"))
-        .with_columns(normalized=normalized_name(pl.col("alias")))
+        names.with_columns(normalized=normalized_name(pl.col("alias")))
         .unique(["arxiv_id", "normalized"], maintain_order=True)
         .select("arxiv_id", "alias", "normalized")
     )
@@ -67,7 +75,9 @@ def _ratio(numerator: int, denominator: int) -> float:
 def evaluate(papers: pl.DataFrame, labels: pl.DataFrame) -> tuple[dict[str, float], pl.DataFrame, pl.DataFrame]:
     """The figures, the labelled names the rules missed, and the rules' names no label has."""
     truth = labelled_names(labels)
-    found = rule_names(papers, labels)
+    found = found_names(papers, labels)
+    by_rules = found_names(papers, labels, with_model=False)
+    rules_hit = truth.join(by_rules, on=["arxiv_id", "normalized"], how="semi").height
     hit = truth.join(found, on=["arxiv_id", "normalized"], how="semi")
     general = truth.filter(pl.col("is_general_rl_method"))
     general_hit = hit.filter(pl.col("is_general_rl_method"))
@@ -75,25 +85,28 @@ def evaluate(papers: pl.DataFrame, labels: pl.DataFrame) -> tuple[dict[str, floa
     figures = {
         "papers": labels.height,
         "labelled_names": truth.height,
-        "rule_names": found.height,
+        "found_names": found.height,
         "name_recall": _ratio(hit.height, truth.height),
         "name_recall_general": _ratio(general_hit.height, general.height),
         "name_precision": _ratio(right.height, found.height),
+        "rules_name_recall": _ratio(rules_hit, truth.height),
+        "rules_name_precision": _ratio(rules_hit, by_rules.height),
     }
     missed = truth.join(found, on=["arxiv_id", "normalized"], how="anti").select("arxiv_id", "name")
     extra = found.join(truth, on=["arxiv_id", "normalized"], how="anti").select("arxiv_id", "alias")
     return figures, missed, extra
 
 
-READING_FIGURES = ("name_recall", "name_recall_general", "name_precision")
+READING_FIGURES = ("name_recall", "name_recall_general", "name_precision", "rules_name_recall", "rules_name_precision")
 
 
 def report(name: str, figures: dict[str, float]) -> str:
     return (
         f"{name}: {figures['papers']} papers, {figures['labelled_names']} labelled names, "
-        f"{figures['rule_names']} rule names\n"
+        f"{figures['found_names']} names found\n"
         f"  method-name recall {figures['name_recall']:.3f} (general methods: {figures['name_recall_general']:.3f})  "
-        f"precision {figures['name_precision']:.3f}"
+        f"precision {figures['name_precision']:.3f} (the rules alone: recall {figures['rules_name_recall']:.3f}, "
+        f"precision {figures['rules_name_precision']:.3f})"
     )
 
 
@@ -105,20 +118,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     batches = labelled_batches(args.which, args.snapshot)
+    trained_on = committed_name_model().meta.get("trained_on", {})
     for batch in batches:
         figures, _, _ = evaluate(batch.papers, batch.labels)
-        print(report(f"{args.which}:{batch.name}", figures))
+        sample, seen = f"{args.which}:{batch.name}", batch.name in trained_on
+        print(report(sample + (" [the name model was trained on it: a fit]" if seen else ""), figures))
+        if seen and not any(row["bench"] == "aliases" and row["sample"] == sample for row in first_readings()):
+            # A fit is no first reading: the batch was trained on before it was read.
+            print(f"  no first reading of {sample} recorded: the name model was trained on it")
+            continue
         reading = {name: figures[name] for name in READING_FIGURES}
-        print("  " + record_first_reading("aliases", f"{args.which}:{batch.name}", figures["papers"], reading))
+        print("  " + record_first_reading("aliases", sample, figures["papers"], reading))
     whole = whole_set(batches)
     figures, missed, extra = evaluate(whole.papers, whole.labels)
     if len(batches) > 1:
         print(report(f"{args.which} (all batches)", figures))
     if not args.quiet:
         with pl.Config(tbl_rows=-1, tbl_width_chars=160, fmt_str_lengths=80, tbl_hide_dataframe_shape=True):
-            print(f"\nlabelled names the rules missed: {missed.height}")
+            print(f"\nlabelled names not found: {missed.height}")
             print(missed.sort("arxiv_id"))
-            print(f"\nrule names no label has: {extra.height}")
+            print(f"\nnames found that no label has: {extra.height}")
             print(extra.sort("arxiv_id"))
     return 0
 

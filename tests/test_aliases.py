@@ -19,7 +19,11 @@ def overrides(*rows: tuple[str, str, str]) -> pl.DataFrame:
 
 
 def names(frame: pl.DataFrame, arxiv_id: str, *, variants: bool = False) -> dict[str, str]:
+    """The rules' names of one paper (and their spellings with `variants`): these tests
+    are of the rules; the names the learned model adds are tested in test_name_model.py."""
     rows = frame.filter(pl.col("arxiv_id") == arxiv_id)
+    learned = rows.filter(pl.col("source") == "learned").select("normalized")
+    rows = rows.join(learned, on="normalized", how="anti")
     if not variants:
         rows = rows.filter(pl.col("source") != "variant")
     return dict(rows.select("alias", "source").iter_rows())

@@ -5,8 +5,10 @@ Policy Optimization (GSPO)" in the title or in a sentence that proposes somethin
 "(PSR and NSR)"; `long_form`: the long name before or inside such a parenthesis, or
 several capitalised words after "we present" or "called"; `we_propose`: "we introduce
 REINFORCE++", "we propose a novel X method, Y"; `named`: "called/dubbed X", "our system,
-X,"; `enumerated`: "(1) X stabilizes …; (2) Y++ improves …"), spelling
-`variant`s are derived from every name (`dr_grpo`, `drgrpo`, `reinforce_plus_plus`),
+X,"; `enumerated`: "(1) X stabilizes …; (2) Y++ improves …"). A learned model
+(name_model.py) weighs those names beside every other candidate span and takes the
+likely ones: a name the rules found keeps their source, one only the model found is
+`learned`. Spelling `variant`s are derived from every name (`dr_grpo`, `drgrpo`, `reinforce_plus_plus`),
 and `overrides/aliases.csv` adds or removes names (`override`). Names of methods that
 predate the window (PPO, GRPO, …) are never a paper's alias unless an override says so:
 a 2025 paper that mentions GRPO does not own it.
@@ -15,11 +17,15 @@ a 2025 paper that mentions GRPO does not own it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from orchestration.curation import OVERRIDES_DIR, about_known_papers, read_override_csv
 from orchestration.tables import CORE_PAPER_ALIASES
+
+if TYPE_CHECKING:
+    from assets.papers.name_model import NameModel
 
 ALIASES_OVERRIDES = OVERRIDES_DIR / "aliases.csv"
 
@@ -28,7 +34,7 @@ ALIAS_OVERRIDE_COLUMNS = {"arxiv_id": pl.Utf8, "alias": pl.Utf8, "action": pl.Ut
 ALIAS_OVERRIDE_ACTIONS = ("add", "remove")
 
 #: Which source a name keeps when several rules find it (first wins).
-SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "enumerated", "long_form", "report", "variant")
+SOURCES = ("override", "title_prefix", "acronym", "we_propose", "named", "enumerated", "long_form", "learned", "report", "variant")
 
 #: Names established before the window (methods, model families, field jargon,
 #: benchmarks): matched as normalized names, never a 2025–2026 paper's alias.
@@ -440,7 +446,7 @@ def _defined_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
             pl.col("run").str.contains(r"\s")
             & pl.col("acronym").str.contains(r"[A-Z].*[A-Z]")
             & ~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED)
-            & _abbreviates(pl.col("acronym"), pl.col("run"))
+            & abbreviates(pl.col("acronym"), pl.col("run"))
             & pl.col("run").str.contains(_MECHANISM_HEAD)
         )
     )
@@ -477,7 +483,7 @@ def _named_parts(sentences: pl.DataFrame) -> pl.DataFrame:
     return runs.filter(~normalized_name(initials).is_in(_ESTABLISHED_NORMALIZED))
 
 
-def _abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
+def abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
     """`name` abbreviates `long_form`: its capitals occur in order among the long form's,
     the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at
     most one capitalised word more than the name has capitals (a title's phrase, "A
@@ -536,7 +542,7 @@ def _apposition_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
             for pattern in (_LONG_FORM_APPOSITION, _LONG_FORM_SET_OFF)
         ]
     )
-    return pairs.filter(_abbreviates(pl.col("name"), pl.col("long"), word_for_each_capital=False)).select(
+    return pairs.filter(abbreviates(pl.col("name"), pl.col("long"), word_for_each_capital=False)).select(
         "arxiv_id", alias="long", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
     )
 
@@ -552,7 +558,7 @@ def _title_long_forms(papers: pl.DataFrame) -> pl.DataFrame:
         parts = papers.select("arxiv_id", part=pl.col("title").str.extract_groups(pattern)).unnest("part")
         name, long_form = pl.col(parts.columns[1]), pl.col(parts.columns[2])
         found.append(
-            parts.filter(long_form.str.contains("^" + _LONG_NAME + "$") & _abbreviates(name, long_form)).select(
+            parts.filter(long_form.str.contains("^" + _LONG_NAME + "$") & abbreviates(name, long_form)).select(
                 "arxiv_id", alias=long_form, source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False)
             )
         )
@@ -665,7 +671,7 @@ def _long_forms_before_names(sentences: pl.DataFrame) -> pl.DataFrame:
     # The name's own part, before a variant's hyphen ("APEX-Searcher"), abbreviates the run.
     stem = pl.col("name").str.extract(r"^([^-]+)", 1)
     spelled = pairs.filter(
-        pl.col("long").str.contains(r"\s") & _abbreviates(stem, pl.col("long"), word_for_each_capital=False)
+        pl.col("long").str.contains(r"\s") & abbreviates(stem, pl.col("long"), word_for_each_capital=False)
     )
     # Both are the method's names; the name also comes from "namely"/"called" rules, but
     # nothing else finds it after "…, or QRT".
@@ -1044,7 +1050,10 @@ def report_aliases(passages: pl.DataFrame, papers: pl.DataFrame) -> pl.DataFrame
 
 
 def paper_aliases_of(
-    papers: pl.DataFrame, overrides: pl.DataFrame, report_passages: pl.DataFrame | None = None
+    papers: pl.DataFrame,
+    overrides: pl.DataFrame,
+    report_passages: pl.DataFrame | None = None,
+    model: NameModel | None = None,
 ) -> pl.DataFrame:
     """One row per (arxiv_id, alias): the name as written, its `normalized` form, the
     `source` that found it, `ambiguous` (two or more papers claim the normalized name) and
@@ -1054,7 +1063,13 @@ def paper_aliases_of(
     `overrides` has `arxiv_id`, `alias`, `action` (add: keep even an established name;
     remove: drop the name and its variants); `reason` is not used here.
     `report_passages` (`report_id`, `text`): the technical reports' text, read for names too.
+    The names of titles and abstracts are the ones the learned name model takes from the
+    candidates and the rules' names (name_model.py); `model` defaults to the committed one.
     """
+    # Imported here: the name model is built on the rules of this module.
+    from assets.papers.name_model import committed_name_model, learned_names
+
+    model = committed_name_model() if model is None else model
     removed = overrides.filter(pl.col("action") == "remove").select(
         "arxiv_id", normalized=normalized_name(pl.col("alias"))
     )
@@ -1066,7 +1081,7 @@ def paper_aliases_of(
     )
     from_reports = [] if report_passages is None else [report_aliases(report_passages, papers)]
     names = (
-        pl.concat([rule_aliases(papers).select("arxiv_id", "alias", "source"), *from_reports])
+        pl.concat([learned_names(papers, rule_aliases(papers).select("arxiv_id", "alias", "source"), model), *from_reports])
         .with_columns(normalized=normalized_name(pl.col("alias")))
         .join(removed, on=["arxiv_id", "normalized"], how="anti")
         .drop("normalized")

@@ -169,8 +169,9 @@ def write_paper_aliases(
 def paper_aliases(papers):
     """One row per (paper, name its method goes by): `alias` as written, `normalized`
     (lower case, no spaces/hyphens/underscores/dots), `source` (title_prefix, acronym,
-    we_propose, named, enumerated, long_form, report, variant, override), `ambiguous`
-    (claimed by two or more papers) and `case_sensitive` (a short all-capital acronym).
+    we_propose, named, enumerated, long_form; learned: found by the name model alone;
+    report, variant, override), `ambiguous` (claimed by two or more papers) and
+    `case_sensitive` (a short all-capital acronym).
     `report` names come from the text of the configured technical reports
     (orchestration/config/tech_reports.toml), fetched outside the writer pool and cached
     in raw.report_texts; overrides/aliases.csv adds and removes names.

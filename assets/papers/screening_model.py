@@ -29,6 +29,8 @@ from typing import NamedTuple
 
 import polars as pl
 
+from assets.papers.logistic import fit_logistic_regression
+
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 #: One row per feature: `feature`, `idf` (null for a rule), `weight`.
 MODEL_FEATURES = MODEL_DIR / "screening_features.csv"
@@ -139,44 +141,21 @@ def fit_screening_model(
 ) -> ScreeningModel:
     """The model that fits `labels` (`arxiv_id`, `is_general_rl_method`) on the labelled
     `papers` (title, abstract) with their rules' `reasons` (`screening_reasons`)."""
-    import numpy as np
-    from scipy.optimize import minimize
-    from scipy.sparse import csr_matrix
-
     labelled = labels.select("arxiv_id", "is_general_rl_method").join(papers.select("arxiv_id"), on="arxiv_id", how="semi")
     if labelled.height == 0 or labelled["is_general_rl_method"].n_unique() < 2:
         raise ValueError("training needs labelled papers of both kinds (general methods and others)")
-    rows = labelled.with_row_index("row")
     words = word_counts(papers.join(labelled, on="arxiv_id", how="semi"))
     papers_per_word = words.group_by("feature").agg(papers=pl.len()).filter(pl.col("papers") >= min_papers)
     idf = papers_per_word.select("feature", idf=((1 + labelled.height) / (1 + pl.col("papers"))).log() + 1)
     values = feature_values(words, rule_features(reasons.join(labelled, on="arxiv_id", how="semi")), idf)
-    columns = values.select("feature").unique().sort("feature").with_row_index("column")
-    cells = values.join(rows.select("arxiv_id", "row"), on="arxiv_id").join(columns, on="feature")
-    x = csr_matrix(
-        (cells["value"].to_numpy(), (cells["row"].to_numpy(), cells["column"].to_numpy())),
-        shape=(rows.height, columns.height),
+    weights, intercept = fit_logistic_regression(
+        values.rename({"arxiv_id": "example"}),
+        labelled.select(example="arxiv_id", label="is_general_rl_method"),
+        c=c,
+        what="screening model",
     )
-    y = rows["is_general_rl_method"].cast(pl.Float64).to_numpy()
-
-    def loss(parameters: np.ndarray) -> tuple[float, np.ndarray]:
-        weights, intercept = parameters[:-1], parameters[-1]
-        logits = x @ weights + intercept
-        # log(1 + e^z) - y z, computed without overflow.
-        value = np.logaddexp(0, logits).sum() - y @ logits + weights @ weights / (2 * c)
-        residual = 1 / (1 + np.exp(-logits)) - y
-        return value, np.append(x.T @ residual + weights / c, residual.sum())
-
-    solution = minimize(loss, np.zeros(columns.height + 1), jac=True, method="L-BFGS-B", options={"maxiter": 5000})
-    if not solution.success:
-        raise RuntimeError(f"screening model did not converge: {solution.message}")
-    features = (
-        columns.with_columns(weight=pl.Series(solution.x[:-1]))
-        .join(idf, on="feature", how="left")
-        .select(list(MODEL_FEATURE_SCHEMA))
-        .cast(MODEL_FEATURE_SCHEMA)
-    )
-    return ScreeningModel(features, float(solution.x[-1]), 0.5, {"c": c, "min_papers": min_papers, **(meta or {})})
+    features = weights.join(idf, on="feature", how="left").select(list(MODEL_FEATURE_SCHEMA)).cast(MODEL_FEATURE_SCHEMA)
+    return ScreeningModel(features, intercept, 0.5, {"c": c, "min_papers": min_papers, **(meta or {})})
 
 
 def write_screening_model(model: ScreeningModel, features_path: Path = MODEL_FEATURES, meta_path: Path = MODEL_META) -> None:
