@@ -125,7 +125,10 @@ def _tokens(papers: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(lower=pl.col("core").str.to_lowercase())
     )
-    after = lambda column: pl.col(column).shift(1, fill_value=True).over("arxiv_id")  # noqa: E731
+    def after(column: str) -> pl.Expr:
+        """The flag of the token before (true at the start)."""
+        return pl.col(column).shift(1, fill_value=True).over("arxiv_id")
+
     frame = frame.with_columns(
         block=(pl.col("punctuation") | after("punctuation") | after("ends_sentence")).cum_sum().over("arxiv_id"),
         sentence=(after("ends_sentence") | (pl.col("token") == _TITLE_END)).cum_sum().over("arxiv_id"),
@@ -203,6 +206,10 @@ def _flag(condition: pl.Expr, feature: str) -> pl.Expr:
     return pl.when(condition).then(pl.lit(feature))
 
 
+def _either(column: str, yes: str, no: str) -> pl.Expr:
+    return pl.when(pl.col(column)).then(pl.lit(yes)).otherwise(pl.lit(no))
+
+
 def _occurrence_features(spans: pl.DataFrame) -> pl.DataFrame:
     """`arxiv_id`, `normalized`, `name`, `feature`: the features of each occurrence."""
     one_word = pl.col("words") == 1
@@ -216,7 +223,6 @@ def _occurrence_features(spans: pl.DataFrame) -> pl.DataFrame:
     form = pl.when(one_word).then(_shape(pl.col("span"))).otherwise(_capitalisation(pl.col("span")))
     acronym_after = (pl.col("following") == "(") & (pl.col("following3") == ")") & pl.col("following2").str.contains(r"[A-Z]")
     spells_acronym = abbreviates(pl.col("following2"), pl.col("span"), word_for_each_capital=False)
-    yes_no = lambda column, yes, no: pl.when(pl.col(column)).then(pl.lit(yes)).otherwise(pl.lit(no))  # noqa: E731
     features = spans.with_columns(
         normalized=normalized_name(pl.col("span")),
         f_words=pl.format("n={}", pl.col("words")),
@@ -238,7 +244,7 @@ def _occurrence_features(spans: pl.DataFrame) -> pl.DataFrame:
         f_proposed=_flag(pl.col("previous").is_in(_PROPOSING_WORDS) | pl.col("previous2").is_in(_PROPOSING_WORDS), "after_proposing"),
         f_established=_flag(normalized_name(pl.col("span")).is_in(_ESTABLISHED_NORMALIZED), "established"),
         f_bounds=pl.format(
-            "bound={}{}|{}", yes_no("capital_before", "C", "x"), yes_no("capital_after", "C", "x"), yes_no("in_title", "title", "body")
+            "bound={}{}|{}", _either("capital_before", "C", "x"), _either("capital_after", "C", "x"), _either("in_title", "title", "body")
         ),
         f_proposing=_flag(pl.col("proposing") & ~pl.col("in_title"), "proposing_sentence"),
         f_citing=_flag(pl.col("citing"), "citing_sentence"),
