@@ -5,9 +5,9 @@
 Reads the same labelled sets as bench/screening_eval.py (`method_names` of
 bench/labels/screening_labels.csv, or of bench/labels/unseen/*.jsonl) and finds names
 as the pipeline does without overrides: the rules of assets/papers/aliases.py and the
-names the committed model of assets/papers/name_model.py adds. A labelled name is found when its
-normalized form (lower case without spaces, hyphens, underscores or dots) is among the
-normalized names the rules give that paper. Per batch and for the whole set it prints
+names the committed model of assets/papers/name_model.py adds. A labelled name is found
+when its normalized form (lower case without spaces, hyphens, underscores or dots) is
+among the normalized names found in that paper. Per batch and for the whole set it prints
 the recall of labelled names (on all papers and on the general methods) and the
 precision of the names found, the rules' alone beside them, then the names missed and
 the names found that no label has. The first reading of each batch is kept in
@@ -54,18 +54,21 @@ def labelled_names(labels: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def found_names(papers: pl.DataFrame, labels: pl.DataFrame, *, with_model: bool = True) -> pl.DataFrame:
-    """`arxiv_id`, `alias`, `normalized`: the names found in the labelled papers, the
-    rules' and (`with_model`) the committed name model's."""
+def found_names(papers: pl.DataFrame, labels: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`arxiv_id`, `alias`, `normalized`: the names found in the labelled papers (the
+    rules' and the committed name model's), and the rules' alone."""
     labelled = papers.join(labels.select("arxiv_id"), on="arxiv_id", how="semi")
-    names = rule_aliases(labelled).select("arxiv_id", "alias", "source")
-    if with_model:
-        names = learned_names(labelled, names, committed_name_model())
-    return (
-        names.with_columns(normalized=normalized_name(pl.col("alias")))
-        .unique(["arxiv_id", "normalized"], maintain_order=True)
-        .select("arxiv_id", "alias", "normalized")
-    )
+    by_rules = rule_aliases(labelled).select("arxiv_id", "alias", "source")
+    found = learned_names(labelled, by_rules, committed_name_model())
+
+    def distinct(names: pl.DataFrame) -> pl.DataFrame:
+        return (
+            names.with_columns(normalized=normalized_name(pl.col("alias")))
+            .unique(["arxiv_id", "normalized"], maintain_order=True)
+            .select("arxiv_id", "alias", "normalized")
+        )
+
+    return distinct(found), distinct(by_rules)
 
 
 def _ratio(numerator: int, denominator: int) -> float:
@@ -73,10 +76,9 @@ def _ratio(numerator: int, denominator: int) -> float:
 
 
 def evaluate(papers: pl.DataFrame, labels: pl.DataFrame) -> tuple[dict[str, float], pl.DataFrame, pl.DataFrame]:
-    """The figures, the labelled names the rules missed, and the rules' names no label has."""
+    """The figures, the labelled names not found, and the names found that no label has."""
     truth = labelled_names(labels)
-    found = found_names(papers, labels)
-    by_rules = found_names(papers, labels, with_model=False)
+    found, by_rules = found_names(papers, labels)
     rules_hit = truth.join(by_rules, on=["arxiv_id", "normalized"], how="semi").height
     hit = truth.join(found, on=["arxiv_id", "normalized"], how="semi")
     general = truth.filter(pl.col("is_general_rl_method"))

@@ -6,12 +6,11 @@ Policy Optimization (GSPO)" in the title or in a sentence that proposes somethin
 several capitalised words after "we present" or "called"; `we_propose`: "we introduce
 REINFORCE++", "we propose a novel X method, Y"; `named`: "called/dubbed X", "our system,
 X,"; `enumerated`: "(1) X stabilizes …; (2) Y++ improves …"). A learned model
-(name_model.py) weighs those names beside every other candidate span and takes the
-likely ones: a name the rules found keeps their source, one only the model found is
-`learned`. Spelling `variant`s are derived from every name (`dr_grpo`, `drgrpo`, `reinforce_plus_plus`),
-and `overrides/aliases.csv` adds or removes names (`override`). Names of methods that
-predate the window (PPO, GRPO, …) are never a paper's alias unless an override says so:
-a 2025 paper that mentions GRPO does not own it.
+(name_model.py) adds the candidate spans it finds likely beside the rules' names
+(`learned`). Spelling `variant`s are derived from every name (`dr_grpo`, `drgrpo`,
+`reinforce_plus_plus`), and `overrides/aliases.csv` adds or removes names (`override`).
+Names of methods that predate the window (PPO, GRPO, …) are never a paper's alias unless
+an override says so: a 2025 paper that mentions GRPO does not own it.
 """
 
 from __future__ import annotations
@@ -1063,8 +1062,8 @@ def paper_aliases_of(
     `overrides` has `arxiv_id`, `alias`, `action` (add: keep even an established name;
     remove: drop the name and its variants); `reason` is not used here.
     `report_passages` (`report_id`, `text`): the technical reports' text, read for names too.
-    The names of titles and abstracts are the ones the learned name model takes from the
-    candidates and the rules' names (name_model.py); `model` defaults to the committed one.
+    The names of titles and abstracts are the rules' and those the learned name model adds
+    (name_model.py); `model` defaults to the committed one.
     """
     # Imported here: the name model is built on the rules of this module.
     from assets.papers.name_model import committed_name_model, learned_names
