@@ -30,6 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from assets.papers.aliases import normalized_name, rule_aliases  # noqa: E402
+from assets.papers.logistic import same_fit  # noqa: E402
 from assets.papers.name_model import (  # noqa: E402
     MODEL_FEATURES,
     MODEL_META,
@@ -124,16 +125,6 @@ def trained_model(data: NameTrainingData, left_out: list[str], figures: pl.DataF
     return fit_name_model(data.candidates.filter(kept), names, meta=meta)
 
 
-def same_model(left: NameModel, right: NameModel, tolerance: float = 1e-3) -> bool:
-    """The same features, and weights and intercept within `tolerance`."""
-    joined = left.features.join(right.features, on="feature", how="full", suffix="_other")
-    return (
-        joined.height == left.features.height == right.features.height
-        and bool((joined["weight"] - joined["weight_other"]).abs().max() <= tolerance)
-        and abs(left.intercept - right.intercept) <= tolerance
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--snapshot", type=Path, default=DEFAULT_SNAPSHOT)
@@ -146,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         committed = read_name_model()
         left_out = committed.meta.get("left_out", [])
         data = name_training_data(batches)
-        if not same_model(trained_model(data, left_out), committed):
+        if not same_fit(trained_model(data, left_out), committed):
             print(f"{MODEL_FEATURES} is not the model the labels and rules give: retrain with bench/train_name_model.py")
             return 1
         print(f"the committed name model is the one {committed.meta['labelled_names']} labelled names give")

@@ -28,6 +28,7 @@ import polars as pl
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from assets.papers.logistic import same_fit  # noqa: E402
 from assets.papers.screening_model import (  # noqa: E402
     MODEL_FEATURES,
     MODEL_META,
@@ -61,17 +62,6 @@ def trained_model(batches: list[Batch], figures: pl.DataFrame | None = None) -> 
     return fit_screening_model(papers, rules, labels, meta=meta)
 
 
-def same_model(left: ScreeningModel, right: ScreeningModel, tolerance: float = 1e-3) -> bool:
-    """The same features, and weights and intercept within `tolerance` (the optimiser
-    stops at a tolerance; the file keeps six decimals)."""
-    joined = left.features.join(right.features, on="feature", how="full", suffix="_other")
-    return (
-        joined.height == left.features.height == right.features.height
-        and bool((joined["weight"] - joined["weight_other"]).abs().max() <= tolerance)
-        and abs(left.intercept - right.intercept) <= tolerance
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--snapshot", type=Path, default=DEFAULT_SNAPSHOT)
@@ -81,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     batches = labelled_batches("snapshot", args.snapshot) + labelled_batches("unseen")
     if args.check:
         model, committed = trained_model(batches), read_screening_model()
-        if not same_model(model, committed):
+        if not same_fit(model, committed):
             print(f"{MODEL_FEATURES} is not the model the labels and rules give: retrain with bench/train_screening_model.py")
             return 1
         print(f"the committed screening model is the one {model.meta['labelled_papers']} labelled papers give")

@@ -4,7 +4,12 @@ fit is SciPy's L-BFGS on the exact loss and gradient."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Protocol
+
 import polars as pl
+import polars.selectors
 
 
 def fit_logistic_regression(
@@ -41,3 +46,43 @@ def fit_logistic_regression(
     if not solution.success:
         raise RuntimeError(f"{what} did not converge: {solution.message}")
     return columns.select("feature", weight=pl.Series(solution.x[:-1])), float(solution.x[-1])
+
+
+class Fitted(Protocol):
+    """What a fitted model keeps: one `weight` per `feature`, and the intercept."""
+
+    features: pl.DataFrame
+    intercept: float
+
+
+def same_fit(left: Fitted, right: Fitted, tolerance: float = 1e-3) -> bool:
+    """The same features, and weights and intercept within `tolerance` (the optimiser
+    stops at a tolerance; the files keep six decimals)."""
+    joined = left.features.join(right.features, on="feature", how="full", suffix="_other")
+    return (
+        joined.height == left.features.height == right.features.height
+        and bool((joined["weight"] - joined["weight_other"]).abs().max() <= tolerance)
+        and abs(left.intercept - right.intercept) <= tolerance
+    )
+
+
+def write_fitted(
+    features: pl.DataFrame, intercept: float, threshold: float, meta: dict, features_path: Path, meta_path: Path
+) -> None:
+    """The features as CSV, sorted and with floats rounded (a retrained model's diff shows
+    what changed), and `intercept`, `threshold` and `meta` as JSON."""
+    features_path.parent.mkdir(parents=True, exist_ok=True)
+    features.sort("feature").with_columns(pl.selectors.float().round(6)).write_csv(features_path)
+    meta_path.write_text(json.dumps({"intercept": round(intercept, 6), "threshold": threshold, **meta}, indent=2, sort_keys=True) + "\n")
+
+
+def read_fitted(
+    features_path: Path, meta_path: Path, schema: dict, *, what: str, trainer: str
+) -> tuple[pl.DataFrame, float, float, dict]:
+    """The features, intercept, threshold and the rest of the meta `write_fitted` wrote;
+    a missing file says which script trains the model."""
+    for path in (features_path, meta_path):
+        if not path.exists():
+            raise FileNotFoundError(f"no {what} at {path}: train one with {trainer}")
+    meta = json.loads(meta_path.read_text())
+    return pl.read_csv(features_path, schema=schema), float(meta.pop("intercept")), float(meta.pop("threshold")), meta

@@ -35,7 +35,6 @@ papers at a time; training (`fit_name_model`) uses the shared logistic regressio
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -43,7 +42,7 @@ from typing import NamedTuple
 import polars as pl
 
 from assets.papers.aliases import ESTABLISHED_NAMES, abbreviates, normalized_name, without_latex
-from assets.papers.logistic import fit_logistic_regression
+from assets.papers.logistic import fit_logistic_regression, read_fitted, write_fitted
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 #: One row per feature: `feature`, `weight`.
@@ -372,19 +371,11 @@ def fit_name_model(
 
 
 def write_name_model(model: NameModel, features_path: Path = MODEL_FEATURES, meta_path: Path = MODEL_META) -> None:
-    features_path.parent.mkdir(parents=True, exist_ok=True)
-    # Sorted and rounded so a retrained model's diff shows what changed.
-    model.features.sort("feature").with_columns(pl.col("weight").round(6)).write_csv(features_path)
-    meta = {"intercept": round(model.intercept, 6), "threshold": model.threshold, **model.meta}
-    meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    write_fitted(model.features, model.intercept, model.threshold, model.meta, features_path, meta_path)
 
 
 def read_name_model(features_path: Path = MODEL_FEATURES, meta_path: Path = MODEL_META) -> NameModel:
-    for path in (features_path, meta_path):
-        if not path.exists():
-            raise FileNotFoundError(f"no name model at {path}: train one with bench/train_name_model.py")
-    meta = json.loads(meta_path.read_text())
-    return NameModel(pl.read_csv(features_path, schema=FEATURE_SCHEMA), float(meta.pop("intercept")), float(meta.pop("threshold")), meta)
+    return NameModel(*read_fitted(features_path, meta_path, FEATURE_SCHEMA, what="name model", trainer="bench/train_name_model.py"))
 
 
 @lru_cache(maxsize=1)

@@ -22,14 +22,13 @@ Scoring is a join of the paper's features with the model's weights, in polars. T
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 import polars as pl
 
-from assets.papers.logistic import fit_logistic_regression
+from assets.papers.logistic import fit_logistic_regression, read_fitted, write_fitted
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 #: One row per feature: `feature`, `idf` (null for a rule), `weight`.
@@ -159,20 +158,13 @@ def fit_screening_model(
 
 
 def write_screening_model(model: ScreeningModel, features_path: Path = MODEL_FEATURES, meta_path: Path = MODEL_META) -> None:
-    features_path.parent.mkdir(parents=True, exist_ok=True)
-    # Sorted and rounded so a retrained model's diff shows what changed.
-    model.features.sort("feature").with_columns(pl.col("idf", "weight").round(6)).write_csv(features_path)
-    meta = {"intercept": round(model.intercept, 6), "threshold": model.threshold, **model.meta}
-    meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    write_fitted(model.features, model.intercept, model.threshold, model.meta, features_path, meta_path)
 
 
 def read_screening_model(features_path: Path = MODEL_FEATURES, meta_path: Path = MODEL_META) -> ScreeningModel:
-    for path in (features_path, meta_path):
-        if not path.exists():
-            raise FileNotFoundError(f"no screening model at {path}: train one with bench/train_screening_model.py")
-    meta = json.loads(meta_path.read_text())
-    features = pl.read_csv(features_path, schema=MODEL_FEATURE_SCHEMA)
-    return ScreeningModel(features, float(meta.pop("intercept")), float(meta.pop("threshold")), meta)
+    return ScreeningModel(
+        *read_fitted(features_path, meta_path, MODEL_FEATURE_SCHEMA, what="screening model", trainer="bench/train_screening_model.py")
+    )
 
 
 @lru_cache(maxsize=1)
