@@ -128,6 +128,7 @@ def test_paper_aliases_writes_the_table_with_overrides(warehouse, curation):
     figures = metadata(result, "paper_aliases")
     assert figures["dagster/row_count"] == table.height
     assert figures["aliases_from_overrides"] == 1
+    assert figures["aliases_learned"] == int(table["source"].eq("learned").sum())
     assert "| arxiv_id |" in figures["preview"]
 
 

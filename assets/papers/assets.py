@@ -153,6 +153,8 @@ def write_paper_aliases(
             aliases_from_overrides=from_overrides,
             aliases_removed_by_overrides=removed,
             aliases_from_reports=int(result["source"].eq("report").sum()),
+            # Names only the learned name model found (assets/papers/name_model.py).
+            aliases_learned=int(result["source"].eq("learned").sum()),
             report_texts=report_text_note,
             **waiting_overrides_metadata({"aliases.csv": waiting}),
         ),
