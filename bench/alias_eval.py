@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from assets.papers.aliases import normalized_name, rule_aliases, without_latex  # noqa: E402
 from assets.papers.name_model import committed_name_model, learned_names  # noqa: E402
-from bench.first_readings import first_readings, record_first_reading  # noqa: E402
+from bench.first_readings import record_first_reading  # noqa: E402
 from bench.screening_eval import DEFAULT_SNAPSHOT, SETS, labelled_batches, whole_set  # noqa: E402
 
 
@@ -125,12 +125,9 @@ def main(argv: list[str] | None = None) -> int:
         figures, _, _ = evaluate(batch.papers, batch.labels)
         sample, seen = f"{args.which}:{batch.name}", batch.name in trained_on
         print(report(sample + (" [the name model was trained on it: a fit]" if seen else ""), figures))
-        if seen and not any(row["bench"] == "aliases" and row["sample"] == sample for row in first_readings()):
-            # A fit is no first reading: the batch was trained on before it was read.
-            print(f"  no first reading of {sample} recorded: the name model was trained on it")
-            continue
         reading = {name: figures[name] for name in READING_FIGURES}
-        print("  " + record_first_reading("aliases", sample, figures["papers"], reading))
+        trained_on_by = "name model" if seen else None
+        print("  " + record_first_reading("aliases", sample, figures["papers"], reading, trained_on_by=trained_on_by))
     whole = whole_set(batches)
     figures, missed, extra = evaluate(whole.papers, whole.labels)
     if len(batches) > 1:

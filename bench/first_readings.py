@@ -40,15 +40,24 @@ def first_readings(path: Path = FIRST_READINGS) -> list[dict[str, str]]:
 
 
 def record_first_reading(
-    bench: str, sample: str, sample_size: int, figures: dict[str, float], path: Path = FIRST_READINGS
+    bench: str,
+    sample: str,
+    sample_size: int,
+    figures: dict[str, float],
+    path: Path = FIRST_READINGS,
+    *,
+    trained_on_by: str | None = None,
 ) -> str:
     """Append `figures` as the first reading of `sample` unless it has one; return a line
-    saying which reading stands."""
+    saying which reading stands. `trained_on_by` names a learned model that was trained on
+    the sample: its figures are a fit, no first reading, and are not recorded."""
     earlier = [row for row in first_readings(path) if row["bench"] == bench and row["sample"] == sample]
     if earlier:
         first = earlier[0]
         shown = ", ".join(f"{row['metric']} {float(row['value']):.3f}" for row in earlier)
         return f"first reading of {sample} ({first['date']}, rules at {first['rule_commit']}): {shown}"
+    if trained_on_by is not None:
+        return f"no first reading of {sample} recorded: the {trained_on_by} was trained on it"
     date, commit = datetime.now(UTC).date().isoformat(), rule_commit()
     path.parent.mkdir(parents=True, exist_ok=True)
     new_file = not path.exists()

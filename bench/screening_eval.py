@@ -32,7 +32,7 @@ from orchestration.clients.arxiv_feed import ENTRY_SCHEMA, normalize_whitespace,
 from assets.papers.papers import papers_from_entries  # noqa: E402
 from assets.papers.screening import loss_change_kinds, only_for_general_methods, policy_sizes, screening_rules, screening_verdicts  # noqa: E402
 from assets.papers.screening_model import committed_screening_model, fit_screening_model, general_method_probabilities  # noqa: E402
-from bench.first_readings import first_readings, record_first_reading  # noqa: E402
+from bench.first_readings import record_first_reading  # noqa: E402
 
 DEFAULT_SNAPSHOT = REPO_ROOT.parent / "shared" / "snapshots"
 DEFAULT_LABELS = REPO_ROOT / "bench" / "labels" / "screening_labels.csv"
@@ -286,12 +286,9 @@ def main(argv: list[str] | None = None) -> int:
         figures = evaluate(batch.labels, predictions(batch.papers))
         sample, seen = f"{args.which}:{batch.name}", batch.name in trained_on
         print(report(sample + (" [the screening model was trained on it: its F1 is a fit]" if seen else ""), figures))
-        if seen and not any(row["bench"] == "screening" and row["sample"] == sample for row in first_readings()):
-            # A fit is no first reading: the batch was trained on before it was read.
-            print(f"  no first reading of {sample} recorded: the screening model was trained on it")
-            continue
         reading = {name: figures[name] for name in READING_FIGURES}
-        print("  " + record_first_reading("screening", sample, figures["labels"], reading))
+        trained_on_by = "screening model" if seen else None
+        print("  " + record_first_reading("screening", sample, figures["labels"], reading, trained_on_by=trained_on_by))
     whole = whole_set(batches)
     predicted = predictions(whole.papers)
     if len(batches) > 1:
