@@ -12,6 +12,13 @@ import polars as pl
 import polars.selectors
 
 
+def probability(logit: pl.Expr, intercept: float) -> pl.Expr:
+    """The model's probability from the summed feature weights (`logit`, null when no
+    feature is known: 0), rounded to six decimals: float sums in another row order may
+    differ in the last bit."""
+    return (1 / (1 + (-(logit.fill_null(0.0) + intercept)).exp())).round(6)
+
+
 def fit_logistic_regression(
     values: pl.DataFrame, examples: pl.DataFrame, *, c: float, what: str
 ) -> tuple[pl.DataFrame, float]:

@@ -42,7 +42,7 @@ from typing import NamedTuple
 import polars as pl
 
 from assets.papers.aliases import ESTABLISHED_NAMES, abbreviates, normalized_name, without_latex
-from assets.papers.logistic import fit_logistic_regression, read_fitted, write_fitted
+from assets.papers.logistic import fit_logistic_regression, probability, read_fitted, write_fitted
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 #: One row per feature: `feature`, `weight`.
@@ -314,7 +314,7 @@ def name_probabilities(candidates: pl.DataFrame, model: NameModel) -> pl.DataFra
             "arxiv_id",
             "normalized",
             "name",
-            name_probability=(1 / (1 + (-(pl.col("logit").fill_null(0.0) + model.intercept)).exp())).round(6),
+            name_probability=probability(pl.col("logit"), model.intercept),
         )
     )
 

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from assets.papers.logistic import fit_logistic_regression, read_fitted, write_fitted
+from assets.papers.logistic import fit_logistic_regression, probability, read_fitted, write_fitted
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 #: One row per feature: `feature`, `idf` (null for a rule), `weight`.
@@ -122,8 +122,7 @@ def general_method_probabilities(papers: pl.DataFrame, reasons: pl.DataFrame, mo
         .join(per_paper, on="arxiv_id", how="left")
         .select(
             "arxiv_id",
-            # Six decimals: float sums in another row order may differ in the last bit.
-            screening_probability=(1 / (1 + (-(pl.col("logit").fill_null(0.0) + model.intercept)).exp())).round(6),
+            screening_probability=probability(pl.col("logit"), model.intercept),
             screening_terms=pl.col("screening_terms").fill_null([]),
         )
     )
