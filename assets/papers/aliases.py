@@ -219,7 +219,14 @@ def normalized_name(name: pl.Expr) -> pl.Expr:
     return name.str.to_lowercase().str.replace_all(_SEPARATORS, "")
 
 
-_ESTABLISHED_NORMALIZED = pl.select(normalized_name(pl.Series(sorted(ESTABLISHED_NAMES)))).to_series().to_list()
+#: ESTABLISHED_NAMES as normalized names, the form they are matched in.
+ESTABLISHED_NORMALIZED = pl.select(normalized_name(pl.Series(sorted(ESTABLISHED_NAMES)))).to_series().to_list()
+
+
+def long_enough(normalized: pl.Expr) -> pl.Expr:
+    """A normalized name long enough to be one: three characters at least, or two with a
+    digit ("r3", "t2")."""
+    return (normalized.str.len_chars() >= 3) | normalized.str.contains(r"^(?:[a-z]\d|\d[a-z])$")
 
 
 def _clean(name: pl.Expr) -> pl.Expr:
@@ -327,7 +334,7 @@ def _proposes() -> pl.Expr:
     """A sentence in which the authors propose something of their own: a proposing word,
     said by "we" (or of a coined name as the subject), citing nobody."""
     subject = pl.col("sentence").str.extract(_COINED_SUBJECT, 1)
-    coined_subject = subject.is_not_null() & ~normalized_name(subject).is_in(_ESTABLISHED_NORMALIZED)
+    coined_subject = subject.is_not_null() & ~normalized_name(subject).is_in(ESTABLISHED_NORMALIZED)
     return (
         pl.col("sentence").str.contains(_PROPOSAL_SENTENCE)
         & (pl.col("sentence").str.contains(_AUTHORS_OWN) | coined_subject)
@@ -376,7 +383,7 @@ def _coined_parts(sentences: pl.DataFrame) -> pl.DataFrame:
     """Named parts a coined method introduces (_COINED_PART); not those of an established one."""
     return (
         _matches(sentences, _COINED_PART, ["subject", "alias"])
-        .filter(~normalized_name(pl.col("subject")).is_in(_ESTABLISHED_NORMALIZED))
+        .filter(~normalized_name(pl.col("subject")).is_in(ESTABLISHED_NORMALIZED))
         .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
 
@@ -444,7 +451,7 @@ def _defined_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
         .filter(
             pl.col("run").str.contains(r"\s")
             & pl.col("acronym").str.contains(r"[A-Z].*[A-Z]")
-            & ~normalized_name(pl.col("acronym")).is_in(_ESTABLISHED_NORMALIZED)
+            & ~normalized_name(pl.col("acronym")).is_in(ESTABLISHED_NORMALIZED)
             & abbreviates(pl.col("acronym"), pl.col("run"))
             & pl.col("run").str.contains(_MECHANISM_HEAD)
         )
@@ -479,7 +486,7 @@ def _named_parts(sentences: pl.DataFrame) -> pl.DataFrame:
     initials are an established name ("the Group Relative Policy Optimization objective")."""
     runs = pl.concat([_found(sentences, "sentence", pattern, "long_form", loose=True) for pattern in _NAMED_PARTS])
     initials = pl.col("alias").str.extract_all(r"(?:^|[\s-])([A-Z])").list.eval(pl.element().str.slice(-1)).list.join("")
-    return runs.filter(~normalized_name(initials).is_in(_ESTABLISHED_NORMALIZED))
+    return runs.filter(~normalized_name(initials).is_in(ESTABLISHED_NORMALIZED))
 
 
 def abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
@@ -633,7 +640,7 @@ def _long_forms_after_names(sentences: pl.DataFrame) -> pl.DataFrame:
     pairs = pairs.filter(
         pl.col("long").str.contains(r"\s")
         & ~pl.col("long").str.contains(_EXAMPLES)
-        & ~normalized_name(_clean(pl.col("name"))).is_in(_ESTABLISHED_NORMALIZED)
+        & ~normalized_name(_clean(pl.col("name"))).is_in(ESTABLISHED_NORMALIZED)
         & _spelled_by(pl.col("name"), pl.col("long"))
     )
     # The name a long form spells out is a name too, wherever the sentence found it.
@@ -727,7 +734,7 @@ def _long_forms_before_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
         pairs.with_columns(alias=fitting)
         .filter(
             pl.col("alias").str.contains(r"\s")
-            & ~normalized_name(_clean(pl.col("acronym"))).is_in(_ESTABLISHED_NORMALIZED)
+            & ~normalized_name(_clean(pl.col("acronym"))).is_in(ESTABLISHED_NORMALIZED)
         )
         .select("arxiv_id", "alias", source=pl.lit("long_form"), set_apart=pl.lit(True), artifact=pl.lit(False))
     )
@@ -745,7 +752,7 @@ def _lower_case_long_forms(sentences: pl.DataFrame) -> pl.DataFrame:
     spaces alone) spell the acronym's capitals."""
     pairs = (
         _matches(sentences, _WORDS_BEFORE_ACRONYM, ["before", "acronym"])
-        .filter(~normalized_name(_clean(pl.col("acronym"))).is_in(_ESTABLISHED_NORMALIZED))
+        .filter(~normalized_name(_clean(pl.col("acronym"))).is_in(ESTABLISHED_NORMALIZED))
         .with_columns(
             words=pl.col("before").str.strip_chars().str.split(" "),
             capitals=pl.col("acronym").str.replace_all(r"[^A-Z]", "").str.to_lowercase(),
@@ -982,12 +989,11 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
         # Three characters at least, or two with a digit ("R3", "T2"), or two capitals
         # the paper spells out ("Prefix Sampling (PS)").
         .filter(
-            (normalized_name(pl.col("alias")).str.len_chars() >= 3)
-            | normalized_name(pl.col("alias")).str.contains(r"^(?:[a-z]\d|\d[a-z])$")
+            long_enough(normalized_name(pl.col("alias")))
             | (pl.col("spelled_out") & pl.col("alias").str.contains(r"^[A-Z]{2}$"))
         )
         .filter(
-            ~normalized_name(pl.col("alias")).is_in(_ESTABLISHED_NORMALIZED)
+            ~normalized_name(pl.col("alias")).is_in(ESTABLISHED_NORMALIZED)
             & ~pl.col("alias").str.contains(_MODEL_FAMILY)
             & ~pl.col("alias").str.contains(_NUMBERED_STEP)
         )

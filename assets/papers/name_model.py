@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from assets.papers.aliases import ESTABLISHED_NAMES, abbreviates, normalized_name, without_latex
+from assets.papers.aliases import ESTABLISHED_NORMALIZED, abbreviates, long_enough, normalized_name, without_latex
 from assets.papers.logistic import fit_logistic_regression, probability, read_fitted, write_fitted
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
@@ -90,7 +90,6 @@ _PROPOSING_WORDS = sorted(
     }
 )  # fmt: skip
 _AUTHORS = ["we", "our", "this"]
-_ESTABLISHED_NORMALIZED = pl.select(normalized_name(pl.Series(sorted(ESTABLISHED_NAMES)))).to_series().to_list()
 
 
 class NameModel(NamedTuple):
@@ -141,7 +140,8 @@ def _tokens(papers: pl.DataFrame) -> pl.DataFrame:
 
 
 def _spans(tokens: pl.DataFrame) -> pl.DataFrame:
-    """Every candidate run of 1..MAX_WORDS words of one block, with its neighbours."""
+    """Every candidate run of 1..MAX_WORDS words of one block (`span`, its `normalized`
+    form), with its neighbours."""
 
     def shifted(column: str, by: int) -> pl.Expr:
         return pl.col(column).shift(by).over("arxiv_id")
@@ -168,6 +168,7 @@ def _spans(tokens: pl.DataFrame) -> pl.DataFrame:
         )
     return (
         pl.concat(runs)
+        .with_columns(normalized=normalized_name(pl.col("span")))
         .rename({"lower": "first", "position": "start"})
         .filter(~pl.col("first").is_in(_SMALL_WORDS) & ~pl.col("last").is_in(_SMALL_WORDS))
         .filter((pl.col("words") > 1) | pl.col("span").str.contains(_ONE_WORD_NAME))
@@ -224,7 +225,6 @@ def _occurrence_features(spans: pl.DataFrame) -> pl.DataFrame:
     acronym_after = (pl.col("following") == "(") & (pl.col("following3") == ")") & pl.col("following2").str.contains(r"[A-Z]")
     spells_acronym = abbreviates(pl.col("following2"), pl.col("span"), word_for_each_capital=False)
     features = spans.with_columns(
-        normalized=normalized_name(pl.col("span")),
         f_words=pl.format("n={}", pl.col("words")),
         f_form=pl.when(one_word).then(pl.format("shape={}", form)).otherwise(pl.format("caps={}", form)),
         f_form_where=pl.format("{}|{}{}", form, where, pl.when(pl.col("proposing")).then(pl.lit("|proposing")).otherwise(pl.lit(""))),
@@ -242,13 +242,13 @@ def _occurrence_features(spans: pl.DataFrame) -> pl.DataFrame:
             pl.when(spells_acronym).then(pl.lit("long_form_of_next")).otherwise(pl.lit("before_paren_name"))
         ),
         f_proposed=_flag(pl.col("previous").is_in(_PROPOSING_WORDS) | pl.col("previous2").is_in(_PROPOSING_WORDS), "after_proposing"),
-        f_established=_flag(normalized_name(pl.col("span")).is_in(_ESTABLISHED_NORMALIZED), "established"),
+        f_established=_flag(pl.col("normalized").is_in(ESTABLISHED_NORMALIZED), "established"),
         f_bounds=pl.format(
             "bound={}{}|{}", _either("capital_before", "C", "x"), _either("capital_after", "C", "x"), _either("in_title", "title", "body")
         ),
         f_proposing=_flag(pl.col("proposing") & ~pl.col("in_title"), "proposing_sentence"),
         f_citing=_flag(pl.col("citing"), "citing_sentence"),
-        f_length=pl.format("len={}", normalized_name(pl.col("span")).str.len_chars().clip(1, 12)),
+        f_length=pl.format("len={}", pl.col("normalized").str.len_chars().clip(1, 12)),
         f_each_word=pl.when(~one_word).then(pl.col("span").str.to_lowercase().str.split(" ").list.eval(pl.format("w={}", pl.element()))),
     )
     # The acronym a long form spells is marked too.
@@ -285,7 +285,7 @@ def candidate_features(papers: pl.DataFrame, rule_names: pl.DataFrame) -> pl.Dat
         ]
     )
     counts = (
-        spans.group_by("arxiv_id", normalized=normalized_name(pl.col("span")))
+        spans.group_by("arxiv_id", "normalized")
         .agg(count=pl.len())
         .select("arxiv_id", "normalized", feature=pl.format("count={}", pl.col("count").clip(1, 4)))
     )
@@ -333,8 +333,7 @@ def learned_names(papers: pl.DataFrame, rule_names: pl.DataFrame, model: NameMod
     by_rules = rule_names.with_columns(normalized=normalized_name(pl.col("alias")))
     learned = (
         taken.join(by_rules, on=["arxiv_id", "normalized"], how="anti")
-        .filter(~pl.col("normalized").is_in(_ESTABLISHED_NORMALIZED))
-        .filter((pl.col("normalized").str.len_chars() >= 3) | pl.col("normalized").str.contains(r"^(?:[a-z]\d|\d[a-z])$"))
+        .filter(~pl.col("normalized").is_in(ESTABLISHED_NORMALIZED) & long_enough(pl.col("normalized")))
         .select("arxiv_id", alias="name", source=pl.lit("learned"))
     )
     return pl.concat([rule_names.select("arxiv_id", "alias", "source"), learned])
@@ -351,6 +350,8 @@ def fit_name_model(
 ) -> NameModel:
     """The model that fits `labelled_names` (`arxiv_id`, `normalized`: the names each
     labelled paper introduces) on the `candidates` of those papers (candidate_features)."""
+    # One training example per candidate of a paper.
+    example = pl.concat_str("arxiv_id", pl.lit(" "), "normalized")
     values = candidates.select(list(CANDIDATE_SCHEMA))
     common = values.group_by("feature").agg(papers=pl.col("arxiv_id").n_unique()).filter(pl.col("papers") >= min_papers)
     values = values.join(common.select("feature"), on="feature", how="semi")
@@ -358,12 +359,12 @@ def fit_name_model(
         candidates.select("arxiv_id", "normalized")
         .unique()
         .join(labelled_names.select("arxiv_id", "normalized", label=pl.lit(True)).unique(), on=["arxiv_id", "normalized"], how="left")
-        .select(example=pl.concat_str("arxiv_id", pl.lit(" "), "normalized"), label=pl.col("label").fill_null(False))
+        .select(example=example, label=pl.col("label").fill_null(False))
     )
     if examples.height == 0 or examples["label"].n_unique() < 2:
         raise ValueError("training needs candidates that are labelled names and candidates that are not")
     weights, intercept = fit_logistic_regression(
-        values.select(example=pl.concat_str("arxiv_id", pl.lit(" "), "normalized"), feature="feature", value=pl.lit(1.0)),
+        values.select(example=example, feature="feature", value=pl.lit(1.0)),
         examples,
         c=c,
         what="name model",
