@@ -10,8 +10,10 @@ the rules alone are measured. Per batch (the file's stem) and for the whole set 
 prints precision, recall and F1 of `is_general_rl_method`, the accuracy of
 `large_policy` (unknown counts as a value of its own: the rules must say "unknown"
 where the text says nothing) and of `loss_change_kind` on the papers labelled general
-methods (and on all papers), then every disagreement. The first reading of each batch
-is kept in bench/readings/first_readings.csv.
+methods (and on all papers; the kind as the pipeline decides it, with the learned kind
+model of assets/papers/kind_model.py where it is sure, and the rules' alone beside it),
+then every disagreement. The first reading of each batch is kept in
+bench/readings/first_readings.csv.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from orchestration.clients.arxiv_feed import ENTRY_SCHEMA, normalize_whitespace, parse_feed  # noqa: E402
 from assets.papers.papers import papers_from_entries  # noqa: E402
-from assets.papers.screening import loss_change_kinds, only_for_general_methods, policy_sizes, screening_rules, screening_verdicts  # noqa: E402
+from assets.papers.kind_model import committed_kind_model  # noqa: E402
+from assets.papers.screening import decided_loss_change_kinds, only_for_general_methods, policy_sizes, screening_rules, screening_verdicts  # noqa: E402
 from assets.papers.screening_model import committed_screening_model, fit_screening_model, general_method_probabilities  # noqa: E402
 from bench.first_readings import record_first_reading  # noqa: E402
 
@@ -138,7 +141,7 @@ def predictions(papers: pl.DataFrame) -> pl.DataFrame:
     return (
         screening_verdicts(papers)
         .join(policy_sizes(papers), on="arxiv_id")
-        .join(loss_change_kinds(papers), on="arxiv_id")
+        .join(decided_loss_change_kinds(papers), on="arxiv_id")
     )
 
 
@@ -218,6 +221,9 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
     kind_same = joined.select(
         pl.col("loss_change_kind").eq(only_for_general_methods(pl.col("loss_change_kind_rule"), pl.lit(True)))
     ).to_series()
+    rules_kind_same = joined.select(
+        pl.col("loss_change_kind").eq(only_for_general_methods(pl.col("rules_loss_change_kind"), pl.lit(True)))
+    ).to_series()
     stored_same = joined.select(
         pl.col("loss_change_kind").eq(only_for_general_methods(pl.col("loss_change_kind_rule"), pl.col("is_general_rl_method_rule")))
     ).to_series()
@@ -232,6 +238,7 @@ def evaluate(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, float]:
         "large_policy_accuracy_known": _ratio(int((large_same & known).sum()), int(known.sum())),
         "loss_change_kind_accuracy": _ratio(int((kind_same & truth).sum()), int(truth.sum())),
         "loss_change_kind_accuracy_all": _ratio(int(stored_same.sum()), joined.height),
+        "rules_loss_change_kind_accuracy": _ratio(int((rules_kind_same & truth).sum()), int(truth.sum())),
     }
 
 
@@ -257,7 +264,7 @@ def disagreements(labels: pl.DataFrame, predicted: pl.DataFrame) -> dict[str, pl
 #: The figures a first reading keeps.
 READING_FIGURES = (
     "f1", "precision", "recall", "rules_f1", "large_policy_accuracy", "loss_change_kind_accuracy",
-    "loss_change_kind_accuracy_all",
+    "loss_change_kind_accuracy_all", "rules_loss_change_kind_accuracy",
 )
 
 
@@ -269,7 +276,7 @@ def report(name: str, figures: dict[str, float]) -> str:
         f"  large_policy accuracy: {figures['large_policy_accuracy']:.3f} "
         f"(on the papers that state a size: {figures['large_policy_accuracy_known']:.3f})\n"
         f"  loss_change_kind accuracy on the general methods: {figures['loss_change_kind_accuracy']:.3f} "
-        f"(all papers: {figures['loss_change_kind_accuracy_all']:.3f})"
+        f"(the rules alone: {figures['rules_loss_change_kind_accuracy']:.3f}; all papers: {figures['loss_change_kind_accuracy_all']:.3f})"
     )
 
 
@@ -282,12 +289,16 @@ def main(argv: list[str] | None = None) -> int:
 
     batches = labelled_batches(args.which, args.snapshot)
     trained_on = committed_screening_model().meta.get("trained_on", {})
+    kind_trained_on = committed_kind_model().meta.get("trained_on", {})
     for batch in batches:
         figures = evaluate(batch.labels, predictions(batch.papers))
-        sample, seen = f"{args.which}:{batch.name}", batch.name in trained_on
-        print(report(sample + (" [the screening model was trained on it: its F1 is a fit]" if seen else ""), figures))
+        sample = f"{args.which}:{batch.name}"
+        # The batches a model was trained on: their figures are a fit, not a first reading.
+        seen_by = [model for model, batches_seen in (("screening model", trained_on), ("kind model", kind_trained_on)) if batch.name in batches_seen]
+        was = f" [the {' and the '.join(seen_by)} {'were' if len(seen_by) > 1 else 'was'} trained on it: a fit]" if seen_by else ""
+        print(report(sample + was, figures))
         reading = {name: figures[name] for name in READING_FIGURES}
-        trained_on_by = "screening model" if seen else None
+        trained_on_by = " and ".join(seen_by) or None
         print("  " + record_first_reading("screening", sample, figures["labels"], reading, trained_on_by=trained_on_by))
     whole = whole_set(batches)
     predicted = predictions(whole.papers)

@@ -15,6 +15,7 @@ from assets.papers.affiliations import (
 from assets.papers.aliases import paper_aliases_of, read_alias_overrides
 from assets.papers.papers import papers_from_entries
 from assets.papers.screening import paper_screening_of, read_screening_overrides
+from assets.papers.kind_model import committed_kind_model
 from assets.papers.screening_model import committed_screening_model
 from assets.preview import table_metadata, waiting_overrides_metadata
 from orchestration.clients.openalex import openalex_affiliations
@@ -199,7 +200,8 @@ def paper_screening(
     the study compares: `policy_params_b`/`large_policy` (largest policy trained, null when unknown),
     `loss_change_kind` (coefficient, clip, mask, weight, new_objective, advantage,
     sampling, reward; `other` for anything else and every paper that is not a general
-    method) with its cue and `loss_change_reasons` (every cue found, as kind/field),
+    method) with its cue and `loss_change_reasons` (every cue found, as kind/field; the
+    learned kind model decides where it is sure: cue `learned <p>: <words>`),
     `code_released`/`code_url`, `maintainer_company`
     (null when no affiliation is known) with `affiliation_source` (overrides, then arXiv's
     field, then in snapshot mode the recorded affiliations, then OpenAlex's answers cached
@@ -244,6 +246,9 @@ def paper_screening(
             # What the verdicts' model was trained on, and how it does on batches it was not.
             screening_model_labelled_papers=int(model.meta.get("labelled_papers", 0)),
             screening_model_cross_validated_f1=float(model.meta.get("cross_validated_f1", float("nan"))),
+            # Kinds the learned kind model decided (it is sure), the rest are the rules'.
+            kinds_from_kind_model=int(result["loss_change_cue"].str.starts_with("learned ").sum()),
+            kind_model_cross_validated_accuracy=float(committed_kind_model().meta.get("cross_validated_accuracy", float("nan"))),
             verdicts_from_overrides=int(result["verdict_source"].eq("override").sum()),
             papers_with_overridden_values=int((result["overridden"].list.len() > 0).sum()),
             large_policies=int(result["large_policy"].fill_null(False).sum()),

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import polars as pl
 
+from assets.papers.kind_model import KindModel, committed_kind_model, kind_probabilities
 from assets.papers.screening_model import ScreeningModel, committed_screening_model, general_method_probabilities
 from orchestration.curation import read_override_csv
 from orchestration.tables import CORE_PAPER_SCREENING
@@ -417,6 +418,29 @@ def loss_change_kinds(papers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def decided_loss_change_kinds(papers: pl.DataFrame, model: KindModel | None = None) -> pl.DataFrame:
+    """`arxiv_id`, `loss_change_kind`, `loss_change_cue`, `loss_change_reasons` as the
+    table keeps them: the learned model's kind (kind_model.py) where its probability
+    reaches its threshold (cue `learned <probability>: <words>`, reason `<kind>/learned`),
+    else the rules' (`loss_change_kinds`); with the rules' kind (`rules_loss_change_kind`)
+    and the model's probability beside them. `model` defaults to the committed one."""
+    model = committed_kind_model() if model is None else model
+    learned = kind_probabilities(papers, model)
+    sure = pl.col("learned_kind_probability") >= model.threshold
+    return loss_change_kinds(papers).join(learned, on="arxiv_id", how="left").select(
+        "arxiv_id",
+        loss_change_kind=pl.when(sure).then(pl.col("learned_kind")).otherwise(pl.col("loss_change_kind")),
+        loss_change_cue=pl.when(sure)
+        .then(pl.format("learned {}: {}", pl.col("learned_kind_probability").round(2), pl.col("learned_kind_terms").list.join(" ")))
+        .otherwise(pl.col("loss_change_cue")),
+        loss_change_reasons=pl.when(sure)
+        .then(pl.col("loss_change_reasons").list.concat(pl.concat_list(pl.format("{}/learned", pl.col("learned_kind")))))
+        .otherwise(pl.col("loss_change_reasons")),
+        rules_loss_change_kind="loss_change_kind",
+        learned_kind_probability="learned_kind_probability",
+    )
+
+
 def only_for_general_methods(kind: pl.Expr, is_general_rl_method: pl.Expr) -> pl.Expr:
     """The loss-change kind of a general method; `other` for every other paper. A general
     method whose abstract names no part it changes is a new algorithm as a whole: its kind
@@ -496,7 +520,7 @@ def paper_screening_of(papers: pl.DataFrame, maintainers: pl.DataFrame, override
         papers.select("arxiv_id", "cohort")
         .join(screening_verdicts(papers), on="arxiv_id", how="left")
         .join(policy_sizes(papers), on="arxiv_id", how="left")
-        .join(loss_change_kinds(papers), on="arxiv_id", how="left")
+        .join(decided_loss_change_kinds(papers), on="arxiv_id", how="left")
         .join(code_links(papers), on="arxiv_id", how="left")
         .join(maintainers.select("arxiv_id", "maintainer_company", "affiliation_source"), on="arxiv_id", how="left")
     )

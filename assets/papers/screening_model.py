@@ -86,6 +86,13 @@ def rule_features(reasons: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def word_idf(words: pl.DataFrame, papers: int, min_papers: int) -> pl.DataFrame:
+    """`feature`, `idf`: the smoothed idf of each word (`word_counts` of the `papers`
+    training papers) that occurs in at least `min_papers` of them."""
+    papers_per_word = words.group_by("feature").agg(papers=pl.len()).filter(pl.col("papers") >= min_papers)
+    return papers_per_word.select("feature", idf=((1 + papers) / (1 + pl.col("papers"))).log() + 1)
+
+
 def feature_values(words: pl.DataFrame, rules: pl.DataFrame, idf: pl.DataFrame) -> pl.DataFrame:
     """`arxiv_id`, `feature`, `value`: the tf-idf of each word that has an `idf` (scaled
     so each paper's words have unit length), and 1 for each rule that fired."""
@@ -143,8 +150,7 @@ def fit_screening_model(
     if labelled.height == 0 or labelled["is_general_rl_method"].n_unique() < 2:
         raise ValueError("training needs labelled papers of both kinds (general methods and others)")
     words = word_counts(papers.join(labelled, on="arxiv_id", how="semi"))
-    papers_per_word = words.group_by("feature").agg(papers=pl.len()).filter(pl.col("papers") >= min_papers)
-    idf = papers_per_word.select("feature", idf=((1 + labelled.height) / (1 + pl.col("papers"))).log() + 1)
+    idf = word_idf(words, labelled.height, min_papers)
     values = feature_values(words, rule_features(reasons.join(labelled, on="arxiv_id", how="semi")), idf)
     weights, intercept = fit_logistic_regression(
         values.rename({"arxiv_id": "example"}),
