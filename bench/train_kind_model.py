@@ -20,7 +20,6 @@ Retrain after a new batch has had its first reading, never before.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -32,7 +31,8 @@ sys.path.insert(0, str(REPO_ROOT))
 from assets.papers.kind_model import MODEL_FEATURES, MODEL_META, KindModel, fit_kind_model, read_kind_model, write_kind_model  # noqa: E402
 from assets.papers.logistic import same_fit  # noqa: E402
 from assets.papers.screening import decided_loss_change_kinds, only_for_general_methods  # noqa: E402
-from bench.screening_eval import DEFAULT_SNAPSHOT, Batch, labelled_batches  # noqa: E402
+from bench.screening_eval import Batch  # noqa: E402
+from bench.training import trainer_arguments  # noqa: E402
 
 
 def kind_training_data(batches: list[Batch]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -105,13 +105,8 @@ def trained_model(papers: pl.DataFrame, labels: pl.DataFrame, left_out: list[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--snapshot", type=Path, default=DEFAULT_SNAPSHOT)
-    parser.add_argument("--leave-out", action="append", default=[], metavar="BATCH", help="a batch not to train on (its first reading is still to come)")
-    parser.add_argument("--check", action="store_true", help="compare with the committed model, write nothing")
-    args = parser.parse_args(argv)
-
-    batches = labelled_batches("snapshot", args.snapshot) + labelled_batches("unseen")
+    args = trainer_arguments(__doc__, argv)
+    batches = args.batches
     papers, labels = kind_training_data(batches)
     if args.check:
         committed = read_kind_model()
@@ -120,9 +115,6 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"the committed kind model is the one {committed.meta['general_methods']} labelled general methods give")
         return 0
-    unknown = sorted(set(args.leave_out) - {batch.name for batch in batches})
-    if unknown:
-        parser.error(f"no labelled batch named {', '.join(unknown)}")
     read = [batch.name for batch in batches if batch.name not in args.leave_out]
     print(f"cross-validating on {len(read)} labelled batches, each left out once ...", flush=True)
     # A batch left out is neither trained on nor scored: its first reading is to come.

@@ -19,7 +19,6 @@ after a new batch has had its first reading, never before.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -42,7 +41,8 @@ from assets.papers.name_model import (  # noqa: E402
     write_name_model,
 )
 from bench.alias_eval import labelled_names  # noqa: E402
-from bench.screening_eval import DEFAULT_SNAPSHOT, Batch, labelled_batches  # noqa: E402
+from bench.screening_eval import Batch  # noqa: E402
+from bench.training import trainer_arguments  # noqa: E402
 
 
 class NameTrainingData(NamedTuple):
@@ -126,13 +126,8 @@ def trained_model(data: NameTrainingData, left_out: list[str], figures: pl.DataF
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--snapshot", type=Path, default=DEFAULT_SNAPSHOT)
-    parser.add_argument("--leave-out", action="append", default=[], metavar="BATCH", help="a batch not to train on (its first reading is still to come)")
-    parser.add_argument("--check", action="store_true", help="compare with the committed model, write nothing")
-    args = parser.parse_args(argv)
-
-    batches = labelled_batches("snapshot", args.snapshot) + labelled_batches("unseen")
+    args = trainer_arguments(__doc__, argv)
+    batches = args.batches
     if args.check:
         committed = read_name_model()
         left_out = committed.meta.get("left_out", [])
@@ -142,9 +137,6 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"the committed name model is the one {committed.meta['labelled_names']} labelled names give")
         return 0
-    unknown = sorted(set(args.leave_out) - {batch.name for batch in batches})
-    if unknown:
-        parser.error(f"no labelled batch named {', '.join(unknown)}")
     data = name_training_data(batches)
     read = [batch.name for batch in batches if batch.name not in args.leave_out]
     print(f"cross-validating on {len(read)} labelled batches, each left out once ...", flush=True)
