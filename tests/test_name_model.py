@@ -7,6 +7,7 @@ import pytest
 
 from assets.papers.aliases import normalized_name, rule_aliases
 from assets.papers.name_model import (
+    NameModel,
     candidate_features,
     committed_name_model,
     fit_name_model,
@@ -111,6 +112,21 @@ def test_the_rules_names_stand_and_established_names_are_never_learned():
     names = learned_names(new, rules, model)
     assert ("2599.10001", "Xeno", "named") in names.rows()
     assert "grpo" not in set(names.select(normalized_name(pl.col("alias"))).to_series())
+
+
+def test_a_name_the_abstract_sets_apart_as_a_data_set_is_not_learned():
+    # A model that takes every single capitalised word: only the apposition tells them apart.
+    takes_every_word = NameModel(pl.DataFrame({"feature": ["n=1"], "weight": [20.0]}), 0.0, 0.5, {})
+    new = papers(
+        (
+            "2599.10002",
+            "Learning From Quizzes",
+            "We first present Quizzo, a large dataset of audio quizzes. We then propose Blendo, a framework "
+            "and benchmark for RL, and Clippo, which bounds each update.",
+        )
+    )
+    learned = set(learned_names(new, pl.DataFrame(schema={"arxiv_id": pl.Utf8, "alias": pl.Utf8, "source": pl.Utf8}), takes_every_word)["alias"])
+    assert {"Blendo", "Clippo"} <= learned and "Quizzo" not in learned
 
 
 def test_training_needs_names_and_non_names():

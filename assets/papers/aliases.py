@@ -489,6 +489,19 @@ def _named_parts(sentences: pl.DataFrame) -> pl.DataFrame:
     return runs.filter(~normalized_name(initials).is_in(ESTABLISHED_NORMALIZED))
 
 
+def artifact_names(names: pl.DataFrame, papers: pl.DataFrame) -> pl.DataFrame:
+    """The `names` (`arxiv_id`, `alias`) that the paper's abstract sets apart as a model,
+    data set or benchmark it releases ("X, a corpus of …"), unless that apposition names
+    a method ("X, a framework and benchmark …"): the artifacts the rules leave out
+    (_ARTIFACT_APPOSITION), for names found another way."""
+    apposition = pl.concat_str(pl.col("alias").str.escape_regex(), pl.lit(r"\s*," + _ARTIFACT_APPOSITION.removesuffix("?")))
+    return (
+        names.join(papers.select("arxiv_id", text=without_latex(pl.col("abstract").fill_null(""))), on="arxiv_id")
+        .filter(pl.col("text").str.extract(apposition, 1).str.contains(_METHOD_NOUN).not_().fill_null(False))
+        .select(names.columns)
+    )
+
+
 def abbreviates(name: pl.Expr, long_form: pl.Expr, *, word_for_each_capital: bool = True) -> pl.Expr:
     """`name` abbreviates `long_form`: its capitals occur in order among the long form's,
     the first one first ("PVPO" in "Pre-Estimated Value-Based Policy Optimization"), and the long form has at

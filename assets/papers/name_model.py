@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from assets.papers.aliases import ESTABLISHED_NORMALIZED, abbreviates, long_enough, normalized_name, without_latex
+from assets.papers.aliases import ESTABLISHED_NORMALIZED, abbreviates, artifact_names, long_enough, normalized_name, without_latex
 from assets.papers.logistic import fit_logistic_regression, probability, read_fitted, write_fitted
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
@@ -322,8 +322,9 @@ def name_probabilities(candidates: pl.DataFrame, model: NameModel) -> pl.DataFra
 def learned_names(papers: pl.DataFrame, rule_names: pl.DataFrame, model: NameModel) -> pl.DataFrame:
     """`arxiv_id`, `alias`, `source`: the rules' names of `papers` (`rule_names`) and the
     candidates of their titles and abstracts the model finds likely, spelled as first met,
-    with source `learned`. Established names and names shorter than three characters (two
-    with a digit) are left out, as the rules leave them out."""
+    with source `learned`. Established names, names shorter than three characters (two
+    with a digit) and names the abstract sets apart as a model or data set
+    (`artifact_names`) are left out, as the rules leave them out."""
     chosen = []
     for chunk in papers.select("arxiv_id", "title", "abstract").iter_slices(CHUNK_PAPERS):
         names = rule_names.join(chunk.select("arxiv_id"), on="arxiv_id", how="semi")
@@ -336,6 +337,7 @@ def learned_names(papers: pl.DataFrame, rule_names: pl.DataFrame, model: NameMod
         .filter(~pl.col("normalized").is_in(ESTABLISHED_NORMALIZED) & long_enough(pl.col("normalized")))
         .select("arxiv_id", alias="name", source=pl.lit("learned"))
     )
+    learned = learned.join(artifact_names(learned, papers), on=["arxiv_id", "alias"], how="anti")
     return pl.concat([rule_names.select("arxiv_id", "alias", "source"), learned])
 
 
