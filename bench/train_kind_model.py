@@ -56,16 +56,13 @@ def cross_validated(papers: pl.DataFrame, labels: pl.DataFrame, batches: list[st
         held_out = pl.col("batch") == batch
         model = fit_kind_model(papers.filter(~held_out).drop("batch"), labels.filter(~held_out))
         decided = decided_loss_change_kinds(papers.filter(held_out).drop("batch"), model)
-        # The model's own pick, sure or not: a threshold of 0 lets it decide everywhere.
-        learned = decided_loss_change_kinds(papers.filter(held_out).drop("batch"), model._replace(threshold=0.0))
         scored.append(
             labels.filter(held_out)
-            .join(decided.select("arxiv_id", "loss_change_kind", "rules_loss_change_kind"), on="arxiv_id", suffix="_decided")
-            .join(learned.select("arxiv_id", learned="loss_change_kind"), on="arxiv_id")
+            .join(decided.select("arxiv_id", "loss_change_kind", "learned_kind", "rules_loss_change_kind"), on="arxiv_id", suffix="_decided")
             .select(
                 "batch", "arxiv_id", "loss_change_kind",
                 *[only_for_general_methods(pl.col(column), pl.lit(True)).alias(name)
-                  for name, column in (("decided", "loss_change_kind_decided"), ("learned", "learned"), ("rules", "rules_loss_change_kind"))],
+                  for name, column in (("decided", "loss_change_kind_decided"), ("learned", "learned_kind"), ("rules", "rules_loss_change_kind"))],
             )
         )  # fmt: skip
     return pl.concat(scored)

@@ -13,9 +13,9 @@ from assets.papers.affiliations import (
     read_affiliation_overrides,
 )
 from assets.papers.aliases import paper_aliases_of, read_alias_overrides
+from assets.papers.kind_model import committed_kind_model
 from assets.papers.papers import papers_from_entries
 from assets.papers.screening import paper_screening_of, read_screening_overrides
-from assets.papers.kind_model import committed_kind_model
 from assets.papers.screening_model import committed_screening_model
 from assets.preview import table_metadata, waiting_overrides_metadata
 from orchestration.clients.openalex import openalex_affiliations

@@ -422,8 +422,9 @@ def decided_loss_change_kinds(papers: pl.DataFrame, model: KindModel | None = No
     """`arxiv_id`, `loss_change_kind`, `loss_change_cue`, `loss_change_reasons` as the
     table keeps them: the learned model's kind (kind_model.py) where its probability
     reaches its threshold (cue `learned <probability>: <words>`, reason `<kind>/learned`),
-    else the rules' (`loss_change_kinds`); with the rules' kind (`rules_loss_change_kind`)
-    and the model's probability beside them. `model` defaults to the committed one."""
+    else the rules' (`loss_change_kinds`); with the rules' kind (`rules_loss_change_kind`),
+    the model's likeliest kind (`learned_kind`) and its probability beside them. `model`
+    defaults to the committed one."""
     model = committed_kind_model() if model is None else model
     learned = kind_probabilities(papers, model)
     sure = pl.col("learned_kind_probability") >= model.threshold
@@ -437,6 +438,7 @@ def decided_loss_change_kinds(papers: pl.DataFrame, model: KindModel | None = No
         .then(pl.col("loss_change_reasons").list.concat(pl.concat_list(pl.format("{}/learned", pl.col("learned_kind")))))
         .otherwise(pl.col("loss_change_reasons")),
         rules_loss_change_kind="loss_change_kind",
+        learned_kind="learned_kind",
         learned_kind_probability="learned_kind_probability",
     )
 
