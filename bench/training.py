@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bench.screening_eval import DEFAULT_SNAPSHOT, labelled_batches
+from bench.screening_eval import DEFAULT_SNAPSHOT, Batch, labelled_batches
 
 
 def trainer_arguments(doc: str, argv: list[str] | None) -> argparse.Namespace:
@@ -23,3 +23,11 @@ def trainer_arguments(doc: str, argv: list[str] | None) -> argparse.Namespace:
     if unknown:
         parser.error(f"no labelled batch named {', '.join(unknown)}")
     return args
+
+
+def awaiting_first_reading(batches: list[Batch], meta: dict) -> list[str]:
+    """The batches labelled since a committed model was trained: neither trained on nor
+    left out by it (its `meta`). Their first reading is still to come on that model, so
+    `--check` leaves them out as the model did, and committing a batch's labels before
+    anything reads them does not fail the check until the retraining that follows it."""
+    return [batch.name for batch in batches if batch.name not in meta.get("trained_on", {}) and batch.name not in meta.get("left_out", [])]
