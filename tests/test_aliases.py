@@ -602,11 +602,26 @@ def test_parts_of_a_method_named_by_a_capitalised_run_before_or_as_a_method_noun
         ("To address this, we propose ZEBRA-a replay strategy with adaptive weights.", {"ZEBRA"}),
         # A new algorithm named in apposition, in a sentence without "we".
         ("Both parts are merged into a new off-policy RL algorithm, HX-PO, which extends PPO.", {"HX-PO"}),
+        # Enumerated parts of the method defined by their acronyms, named for anything.
+        ("We propose Tandem Drill (TD), a recipe. TD joins two modules: (1) Sparse Hint Patching (SHP), "
+         "which mends broken rollouts; and (2) Staged Lesson Ordering (SLO), a schedule.",
+         {"Sparse Hint Patching", "SHP", "Staged Lesson Ordering", "SLO"}),
+        # A name in quotation marks; a Greek letter in LaTeX's variant form.
+        ("This work proposes ‘QUILL’, a new pessimistic fine-tuning method for reward models.", {"QUILL"}),
+        ("We propose $\\varepsilon$-Quiet Ratio Optimization ($\\varepsilon$-QRO), which tunes the penalty.", {"ε-QRO"}),
     ],
 )
 def test_more_ways_an_abstract_introduces_a_name(abstract, expected):
     result = paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES)
     assert expected <= set(names(result, "1"))
+
+
+def test_an_enumerated_acronym_in_a_sentence_about_others_work_is_not_a_name():
+    result = paper_aliases_of(
+        papers(("1", "An Invented Title", "Earlier studies list (1) Wide Value Priors (WVP) and (2) Slow Token Banks (STB) as causes.")),
+        NO_OVERRIDES,
+    )
+    assert names(result, "1") == {}
 
 
 def test_a_lower_case_name_with_a_digit_before_the_title_colon():

@@ -441,19 +441,27 @@ def _defining_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _defined_acronyms(sentences: pl.DataFrame) -> pl.DataFrame:
+#: "(1) Guided Entropy-Assisted Repair (GEAR), an …": an item of an enumerated list of the
+#: method's parts, defined by its acronym.
+_ENUMERATED_ACRONYM = r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(?:(?:A|An|The)\s+)?" + _LONG_FORM_BEFORE
+
+
+def _defined_acronyms(sentences: pl.DataFrame, pattern: str = _LONG_FORM_BEFORE, *, named_for_mechanism: bool = True) -> pl.DataFrame:
     """"Xyz Policy Optimization (XPO)" anywhere the paper speaks for itself: the acronym and
     its long form, where the acronym's capitals spell the long form's capitalised words
-    (a name coined for the paper; field terms are ESTABLISHED_NAMES)."""
+    (a name coined for the paper; field terms are ESTABLISHED_NAMES) and the long form is
+    named for a training mechanism (_MECHANISM_HEAD). An enumerated part of the method
+    (`_ENUMERATED_ACRONYM`, `named_for_mechanism=False`) may be named for anything: the
+    list says it is the paper's."""
     pairs = (
-        _matches(sentences, _LONG_FORM_BEFORE, ["run", "acronym"])
+        _matches(sentences, pattern, ["run", "acronym"])
         .with_columns(run=pl.col("run").str.replace(r"^(?i:the|a|an)\s+", ""), acronym=_clean(pl.col("acronym")))
         .filter(
             pl.col("run").str.contains(r"\s")
             & pl.col("acronym").str.contains(r"[A-Z].*[A-Z]")
             & ~normalized_name(pl.col("acronym")).is_in(ESTABLISHED_NORMALIZED)
             & abbreviates(pl.col("acronym"), pl.col("run"))
-            & pl.col("run").str.contains(_MECHANISM_HEAD)
+            & (pl.col("run").str.contains(_MECHANISM_HEAD) | pl.lit(not named_for_mechanism))
         )
     )
     return pl.concat(
@@ -538,7 +546,9 @@ _LONG_FORM_SET_OFF = r"(" + _NAME + r")(?:(?:,|:)\s+|\s*[—–]\s*)(" + _LONG_N
 #: LaTeX that hides a name: "{\bf R}^2{\bf VPO}", "$A$*-PO", "\textbf{KDRL}", "{Quantile Advantage Estimation}".
 _LATEX_MARKUP = r"\\(?:textbf|emph|textit|textsc|texttt|mathbf|mathrm|bf|it)\b\s*|[{}$^]"
 #: LaTeX Greek letters in names ("GRPO-$\\lambda$"), written as the letters.
-_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ", "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω"}
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "zeta": "ζ", "eta": "η", "theta": "θ", "kappa": "κ", "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "rho": "ρ", "sigma": "σ", "tau": "τ", "phi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "iota": "ι", "upsilon": "υ"}
+#: The variant forms LaTeX also prints ("$\\varepsilon$-DPO" is "ε-DPO").
+_GREEK |= {"var" + name: _GREEK[name] for name in ("epsilon", "theta", "phi", "rho", "sigma", "pi")}
 
 
 def with_greek_letters(text: pl.Expr) -> pl.Expr:
@@ -921,12 +931,18 @@ def _without_parts_of_whole_long_forms(parts: pl.DataFrame, wholes: pl.DataFrame
     return parts.join(inside, on=["arxiv_id", "alias"], how="anti")
 
 
+#: A name in quotation marks ("we propose ‘Zeno’, a …") is read as the name.
+_QUOTED_NAME = r"[‘“\"'](" + _NAME + r")[’”\"']"
+
+
 def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     """Names the rules find in titles and abstracts: `arxiv_id`, `alias`, `source`, before
     the established names are dropped and variants added."""
     papers = papers.with_columns(
         title=with_greek_letters(pl.col("title").fill_null("")).str.replace_all(r"[$^{}]", ""),
-        abstract=with_greek_letters(_rejoined_capitals(pl.col("abstract").fill_null(""))).str.replace_all(_HYPHEN_AS_DASH, "$1 - $2"),
+        abstract=with_greek_letters(_rejoined_capitals(pl.col("abstract").fill_null("")))
+        .str.replace_all(_HYPHEN_AS_DASH, "$1 - $2")
+        .str.replace_all(_QUOTED_NAME, "$1"),
     )
     emphasised = _emphasised_names(papers)
     papers = papers.with_columns(abstract=pl.col("abstract").str.replace_all(_LATEX_MARKUP, ""))
@@ -949,6 +965,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             emphasised,
             _long_forms_before_acronyms(sentences),
             _defined_acronyms(defining),
+            _defined_acronyms(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique(), _ENUMERATED_ACRONYM, named_for_mechanism=False),
             _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique()),
             _lower_case_long_forms(sentences),
             _lower_case_names(own),
