@@ -1,4 +1,5 @@
-"""The screening and alias benches read the held-out paper set's batch files."""
+"""The screening and alias benches read the held-out paper set's batch files; the trainers know
+which batch awaits its first reading."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from bench import alias_eval, label_agreement, screening_eval
+from bench import alias_eval, label_agreement, screening_eval, training
 from orchestration.tables import CORE_PAPERS
 
 INVENTED_BATCH = Path(__file__).parent / "fixtures" / "unseen" / "invented_batch.jsonl"
@@ -80,3 +81,10 @@ def test_labelled_names_printed_with_latex_are_the_plain_names():
     )
     assert alias_eval.labelled_names(labels)["name"].to_list() == ["T3", "GRPO-λ", "R3L", "SRMs"]
     assert alias_eval.labelled_names(labels)["normalized"].to_list() == ["t3", "grpoλ", "r3l", "srm"]
+
+
+def test_a_batch_labelled_since_the_model_was_trained_awaits_its_first_reading():
+    batches = [screening_eval.Batch(name, pl.DataFrame(), pl.DataFrame()) for name in ("snapshot", "old", "held", "new")]
+    meta = {"trained_on": {"snapshot": 172, "old": 60}, "left_out": ["held"]}
+    assert training.awaiting_first_reading(batches, meta) == ["new"]
+    assert training.awaiting_first_reading(batches[:3], meta) == []
