@@ -951,6 +951,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
     sentences = _proposal_sentences(every_sentence)
     defining = _defining_sentences(every_sentence)
     own = _own_sentences(every_sentence)
+    proposing_or_defining = pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique()
     whole_long_forms = _long_forms_after_names(pl.concat([sentences.select("arxiv_id", "sentence"), own]).unique(maintain_order=True))
     found = pl.concat(
         [
@@ -965,8 +966,8 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             emphasised,
             _long_forms_before_acronyms(sentences),
             _defined_acronyms(defining),
-            _defined_acronyms(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique(), _ENUMERATED_ACRONYM, named_for_mechanism=False),
-            _named_parts(pl.concat([sentences.select("arxiv_id", "sentence"), defining]).unique()),
+            _defined_acronyms(proposing_or_defining, _ENUMERATED_ACRONYM, named_for_mechanism=False),
+            _named_parts(proposing_or_defining),
             _lower_case_long_forms(sentences),
             _lower_case_names(own),
             _listed_components(sentences),
