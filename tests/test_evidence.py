@@ -4,7 +4,7 @@ classification rule on a real-looking example."""
 import polars as pl
 import pytest
 
-from assets.links.evidence import RULES, evidence_of, prose_patterns
+from assets.links.evidence import RULES, aliases_in_code_before_papers, evidence_of, prose_patterns
 from assets.links.inclusions import rule_inclusions
 from tests.link_fixtures import (
     DAPO,
@@ -300,6 +300,38 @@ def test_a_name_in_use_half_a_year_before_its_paper_is_no_evidence():
     assert found_at("2024-09-01", "", ["gspo"]) == []
     assert found_at("2025-07-01", "", ["gspo"]) == [("alias", "code_identifier")]
     assert found_at("2024-09-01", "# https://arxiv.org/abs/2507.18071", ["loss"]) == [("arxiv_id", "code_reference")]
+
+
+def _code_word_history(frameworks: list[str], per_framework: int) -> tuple[list[tuple], list[tuple]]:
+    """Commits of 2024, long before GSPO's v1 (2025-07-24), whose code uses `base` as an
+    ordinary word (`base_url`), `per_framework` in each of `frameworks`."""
+    early = [(fw, f"{fw}{n}", "2024-10-01", "chore: settings") for fw in frameworks for n in range(per_framework)]
+    return early, [(fw, sha, "app/settings.py", "", ["base_url", "load"]) for fw, sha, _, _ in early]
+
+
+@pytest.mark.parametrize(
+    ("frameworks", "per_framework", "named"),
+    [
+        (["verl", "trl"], 3, False),  # six commits in two frameworks: a word of code
+        (["verl"], 6, True),  # one framework's: perhaps an older method of that name
+        (["verl", "trl"], 2, True),  # four commits: too few to say
+    ],
+)
+def test_an_alias_that_was_a_word_of_code_long_before_its_paper_names_nothing(frameworks, per_framework, named):
+    early_commits, early_files = _code_word_history(frameworks, per_framework)
+    with_base = aliases((GSPO, "BASE", False, True))
+    changed = files(*early_files, ("verl", "late", "verl/utils/paths.py", "", ["base"]))
+
+    def late_matches(message: str) -> list[str]:
+        history = commits(*early_commits, ("verl", "late", "2025-09-01", message))
+        found = evidence_of(history, changed, no_threads(), no_comments(), papers(), with_base)
+        return sorted(found.filter((pl.col("source_ref") == "late") & (pl.col("arxiv_id") == GSPO))["matched_text"])
+
+    assert late_matches("refactor: move BASE helpers") == (["BASE", "base"] if named else [])
+    # The paper's other names still count in the same commit; the word of code does not.
+    assert late_matches("refactor: move GSPO helpers") == (["GSPO", "base"] if named else ["GSPO"])
+    history = commits(*early_commits)
+    assert aliases_in_code_before_papers(history, changed, papers(), with_base).rows() == ([] if named else [(GSPO, "base")])
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from assets.links.audits import (
     unknown_frameworks,
     unknown_papers,
 )
-from assets.links.evidence import evidence_of
+from assets.links.evidence import aliases_in_code_before_papers, evidence_of
 from assets.links.inclusions import inclusions_of, read_inclusion_overrides, stale_inclusion_overrides
 from assets.links.proposals import proposals_of
 from assets.links.training_failures import training_failures_of
@@ -72,18 +72,19 @@ MaterializeEvents = Iterator[dg.AssetCheckResult | dg.MaterializeResult]
 def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> MaterializeEvents:
     """One row per (paper, framework, place) where the framework cites or names the
     paper: a commit message, a changed file (added text and identifier tokens), a thread
-    or a comment; found by arXiv id, title or unambiguous alias in one multi-pattern
-    pass, and classified implementation or citation with the deciding `rule`."""
+    or a comment; found by arXiv id, title or unambiguous alias (not one that was a word
+    of code long before the paper) in one multi-pattern pass, and classified implementation or citation with the deciding `rule`."""
     with warehouse.session() as conn:
         papers = read_papers(conn)
+        commits, files = read_table(conn, RAW_GIT_COMMITS), read_table(conn, RAW_GIT_COMMIT_FILES)
+        aliases = read_table(conn, CORE_PAPER_ALIASES)
         result = evidence_of(
-            read_table(conn, RAW_GIT_COMMITS),
-            read_table(conn, RAW_GIT_COMMIT_FILES),
-            read_table(conn, RAW_GITHUB_THREADS),
-            read_table(conn, RAW_GITHUB_COMMENTS),
-            papers,
-            read_table(conn, CORE_PAPER_ALIASES),
+            commits, files, read_table(conn, RAW_GITHUB_THREADS), read_table(conn, RAW_GITHUB_COMMENTS), papers, aliases
         )
+        # Said where users look for a missing link: these aliases matched nothing.
+        words_of_code = [
+            f"`{key}` ({paper})" for paper, key in aliases_in_code_before_papers(commits, files, papers, aliases).iter_rows()
+        ]
         checks = yield from write_audit_publish(
             conn,
             CORE_EVIDENCE,
@@ -92,6 +93,11 @@ def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Materia
         )
     per_rule = result.group_by("evidence_class", "rule").len().sort("evidence_class", "len", descending=[False, True])
     context.log.info(f"evidence: {result.height} rows, {result['arxiv_id'].n_unique()} papers")
+    if words_of_code:
+        context.log.info(
+            f"evidence: {len(words_of_code)} aliases were words of code in several frameworks long before their"
+            f" paper and name nothing: {', '.join(words_of_code)}"
+        )
     yield dg.MaterializeResult(
         metadata=table_metadata(
             result,
@@ -99,6 +105,7 @@ def evidence(context: dg.AssetExecutionContext, warehouse: Warehouse) -> Materia
             rows_per_rule=dg.MetadataValue.md(
                 "\n".join(f"- {cls} / {rule}: {count}" for cls, rule, count in per_rule.iter_rows())
             ),
+            aliases_words_of_code=dg.MetadataValue.md("\n".join(f"- {alias}" for alias in words_of_code) or "none"),
         ),
         check_results=checks,
     )

@@ -10,7 +10,9 @@ or one comment. A paper is recognised in a place by
   citation (`eprint={2503.14476}`);
 - its normalized title (lower case, punctuation as spaces);
 - an unambiguous alias of `paper_aliases` ("Dr. GRPO" as `Dr. GRPO`, `dr grpo`,
-  `drgrpo`); an all-capital acronym (`case_sensitive`) only in its own case in prose.
+  `drgrpo`); an all-capital acronym (`case_sensitive`) only in its own case in prose;
+  never an alias that was a word of code in several frameworks long before the paper
+  (`repo`, `pkl`: aliases_in_code_before_papers).
 
 Prose is searched in ONE Aho-Corasick pass per text for all patterns of all papers at
 once (`polars.Expr.str.extract_many`, the Rust aho-corasick automaton): ids, titles and
@@ -31,7 +33,7 @@ documentation page, a recipe or example that comes with code, and tests are
 
 import polars as pl
 
-from assets.links.paper_terms import common_in_code, descriptive_names, name_parts
+from assets.links.paper_terms import common_in_code, descriptive_names, identifier_part_uses, name_parts
 from orchestration.settings import frameworks
 from orchestration.tables import CORE_EVIDENCE
 
@@ -105,6 +107,14 @@ MIN_ALIAS_CHARS = 3
 #: else (TRL's UDM of 2024 is not a 2026 paper's): such a place is not evidence at all.
 #: Closer to v1 it stays, and the early-inclusion check asks for a review.
 ALIAS_PREDATES_PAPER_DAYS = 180
+#: An alias that added identifiers of this many commits, in at least CODE_WORD_MIN_FRAMEWORKS
+#: frameworks, used ALIAS_PREDATES_PAPER_DAYS or more before the paper's v1 was a word of
+#: code before the paper named anything (`repo`, `pkl`, `cal`): it stays one afterwards
+#: (`$REPO` in a script, "move repo helpers" in a message), so it names no paper at all.
+#: An older method of the same acronym, or a method's code before its preprint, leaves a
+#: few commits in one framework; those stay to the rule above.
+CODE_WORD_MIN_COMMITS = 5
+CODE_WORD_MIN_FRAMEWORKS = 2
 
 DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
 _DOC_SUFFIX = r"(?i)\.(md|mdx|rst|txt|adoc)$"
@@ -663,6 +673,10 @@ def evidence_of(
 ) -> pl.DataFrame:
     """One row per (paper, framework, place): every commit message, changed file,
     thread and comment that cites or names a paper, classified (CORE_EVIDENCE.schema)."""
+    # An alias that was a word of code before its paper names nothing there.
+    aliases = aliases.join(
+        aliases_in_code_before_papers(commits, files, papers, aliases), on=["arxiv_id", "normalized"], how="anti"
+    )
     places = evidence_places(commits, files, threads, comments)
     # The one multi-pattern pass over all prose; acronyms in another case are kept for
     # corroboration only.
@@ -680,6 +694,32 @@ def evidence_of(
     # Sorted on a full key (a place and a paper), so that the same input is written the same.
     return without_names_predating_papers(result, papers).sort(
         "framework", "occurred_at", "arxiv_id", "source_type", "source_ref", "comment_id", "path", nulls_last=True
+    )
+
+
+def aliases_in_code_before_papers(
+    commits: pl.DataFrame, files: pl.DataFrame, papers: pl.DataFrame, aliases: pl.DataFrame
+) -> pl.DataFrame:
+    """(arxiv_id, normalized) of the usable aliases that were words of code before their
+    paper: parts of identifiers that CODE_WORD_MIN_COMMITS commits, of CODE_WORD_MIN_FRAMEWORKS
+    frameworks or more, added ALIAS_PREDATES_PAPER_DAYS or more before the paper's v1."""
+    keys = (
+        usable_aliases(aliases)
+        .select("arxiv_id", "normalized")
+        .unique()
+        .join(papers.select("arxiv_id", "published_at"), on="arxiv_id")
+    )
+    early = (
+        keys.join(identifier_part_uses(keys["normalized"], files), left_on="normalized", right_on="part")
+        .join(commits.select("framework", "sha", "committed_at"), on=["framework", "sha"])
+        .filter(pl.col("committed_at") <= pl.col("published_at") - pl.duration(days=ALIAS_PREDATES_PAPER_DAYS))
+    )
+    return (
+        early.group_by("arxiv_id", "normalized")
+        .agg(commits=pl.struct("framework", "sha").n_unique(), frameworks=pl.col("framework").n_unique())
+        .filter((pl.col("commits") >= CODE_WORD_MIN_COMMITS) & (pl.col("frameworks") >= CODE_WORD_MIN_FRAMEWORKS))
+        .select("arxiv_id", "normalized")
+        .sort("arxiv_id", "normalized")
     )
 
 

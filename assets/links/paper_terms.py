@@ -104,17 +104,17 @@ def descriptive_names(papers: pl.DataFrame, aliases: pl.DataFrame) -> pl.DataFra
     ).unique()
 
 
-def common_in_code(terms: pl.Series, files: pl.DataFrame) -> pl.Series:
-    """The `terms` (distinctive words) that MAX_CODE_COMMIT_SHARE or more of the commits
-    in `files`, and at least MIN_CODE_COMMITS, use as a part of an added identifier."""
+def identifier_part_uses(terms: pl.Series, files: pl.DataFrame) -> pl.DataFrame:
+    """(framework, sha, part): each commit of `files` that uses one of `terms` as a part
+    of an added identifier (name_parts), once per commit and term."""
     candidates = terms.unique().sort()
+    out_schema = {"framework": pl.Utf8, "sha": pl.Utf8, "part": pl.Utf8}
     if candidates.is_empty():
-        return candidates
-    commits = files.select("framework", "sha").n_unique()
+        return pl.DataFrame(schema=out_schema)
     with_candidate = pl.col("added_tokens").fill_null([]).list.join(" ").str.contains_any(
         candidates.implode(), ascii_case_insensitive=True
     )
-    used = (
+    return (
         # Only the files, then the identifiers, containing a candidate are split into parts.
         files.filter(with_candidate)
         .select("framework", "sha", token=pl.col("added_tokens"))
@@ -125,11 +125,17 @@ def common_in_code(terms: pl.Series, files: pl.DataFrame) -> pl.Series:
         .explode("part")
         .filter(pl.col("part").is_in(candidates.implode()))
         .unique()
-        .group_by("part")
-        .len()
+        .cast(out_schema)
     )
+
+
+def common_in_code(terms: pl.Series, files: pl.DataFrame) -> pl.Series:
+    """The `terms` (distinctive words) that MAX_CODE_COMMIT_SHARE or more of the commits
+    in `files`, and at least MIN_CODE_COMMITS, use as a part of an added identifier."""
+    commits = files.select("framework", "sha").n_unique()
+    used = identifier_part_uses(terms, files).group_by("part").len()
     most = max(MIN_CODE_COMMITS, MAX_CODE_COMMIT_SHARE * commits)
-    return used.filter(pl.col("len") >= most)["part"].alias(terms.name)
+    return used.filter(pl.col("len") >= most)["part"].sort().alias(terms.name)
 
 
 def name_parts(names: pl.Expr) -> pl.Expr:
