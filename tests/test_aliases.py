@@ -678,3 +678,18 @@ def test_named_parts_a_coined_method_introduces_but_not_an_established_one():
     found = set(names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1"))
     assert {"Advantage Tempering", "Soft Ratio Bounds"} <= found
     assert "Group Normalization" not in found
+
+
+def test_a_long_form_and_acronym_as_the_subject_of_a_sentence_name_a_part_once_the_authors_speak():
+    abstract = (
+        # Before the authors speak, a sentence-initial long form is the field's term.
+        "Lantern Feedback Learning (LFL) offers a route to alignment. "
+        "We tackle two of its gaps with two components. "
+        "Zigzag Reward Tempering (ZRT) rescales rewards by difficulty. "
+        "Second, Quiet Token Masking (QTM) simply drops tokens that follow a repeated span. "
+        # A citing sentence stays others' work.
+        "Orbit Baseline Correction (OBC) reduces variance (Smith et al., 2024)."
+    )
+    found = set(names(paper_aliases_of(papers(("1", "An Invented Title", abstract)), NO_OVERRIDES), "1"))
+    assert {"ZRT", "Zigzag Reward Tempering", "QTM", "Quiet Token Masking"} <= found
+    assert not {"LFL", "Lantern Feedback Learning", "OBC", "Orbit Baseline Correction"} & found

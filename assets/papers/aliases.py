@@ -444,6 +444,24 @@ def _defining_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
 #: "(1) Guided Entropy-Assisted Repair (GEAR), an …": an item of an enumerated list of the
 #: method's parts, defined by its acronym.
 _ENUMERATED_ACRONYM = r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(?:(?:A|An|The)\s+)?" + _LONG_FORM_BEFORE
+#: "Zigzag Reward Tempering (ZRT) rescales …", "Second, Quiet Token Masking (QTM) drops …":
+#: a sentence whose subject is a long form with its acronym and whose verb says what it
+#: does describes a part of the method, once the authors have spoken of their own work.
+_SUBJECT_ACRONYM = (
+    r"^\s*(?:(?:First|Second|Third|Fourth|Then|Next|Finally|Lastly|Additionally|Moreover|Furthermore|Specifically|Concretely|Meanwhile|In addition),\s+)?"
+    r"(?:(?:A|An|The|Our)\s+)?" + _LONG_FORM_BEFORE + r"\s*,?\s+(?:[a-z]+ly\s+)?[a-z]+s\b"
+)
+
+
+def _after_the_authors_speak(sentences: pl.DataFrame) -> pl.DataFrame:
+    """The sentences after the first in which the authors speak of their own work ("we",
+    "our"), citing nobody: before it, an abstract's acronyms are the field's."""
+    return (
+        sentences.with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
+        .with_columns(first_own=pl.col("position").filter(pl.col("sentence").str.contains(_AUTHORS_OWN)).min().over("arxiv_id"))
+        .filter((pl.col("position") > pl.col("first_own")) & ~pl.col("sentence").str.contains(_CITATION))
+        .select("arxiv_id", "sentence")
+    )
 
 
 def _defined_acronyms(sentences: pl.DataFrame, pattern: str = _LONG_FORM_BEFORE, *, named_for_mechanism: bool = True) -> pl.DataFrame:
@@ -967,6 +985,7 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _long_forms_before_acronyms(sentences),
             _defined_acronyms(defining),
             _defined_acronyms(proposing_or_defining, _ENUMERATED_ACRONYM, named_for_mechanism=False),
+            _defined_acronyms(_after_the_authors_speak(every_sentence), _SUBJECT_ACRONYM, named_for_mechanism=False),
             _named_parts(proposing_or_defining),
             _lower_case_long_forms(sentences),
             _lower_case_names(own),
