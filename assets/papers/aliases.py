@@ -429,14 +429,16 @@ def _defining_sentences(sentences: pl.DataFrame) -> pl.DataFrame:
     the sentences after the abstract's first proposal ("we propose …"), where it describes
     its own method, that neither cite nor speak of others' work. Before it, an abstract
     describes the field."""
+    return _sentences_after(sentences, _proposes()).filter(~pl.col("sentence").str.contains(_OTHERS_WORK))
+
+
+def _sentences_after(sentences: pl.DataFrame, first: pl.Expr) -> pl.DataFrame:
+    """`arxiv_id`, `sentence`: each abstract's sentences after the first one that `first`
+    holds for, citing nobody."""
     return (
         sentences.with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
-        .with_columns(first_proposal=pl.col("position").filter(_proposes()).min().over("arxiv_id"))
-        .filter(
-            (pl.col("position") > pl.col("first_proposal"))
-            & ~pl.col("sentence").str.contains(_CITATION)
-            & ~pl.col("sentence").str.contains(_OTHERS_WORK)
-        )
+        .with_columns(first=pl.col("position").filter(first).min().over("arxiv_id"))
+        .filter((pl.col("position") > pl.col("first")) & ~pl.col("sentence").str.contains(_CITATION))
         .select("arxiv_id", "sentence")
     )
 
@@ -451,17 +453,6 @@ _SUBJECT_ACRONYM = (
     r"^\s*(?:(?:First|Second|Third|Fourth|Then|Next|Finally|Lastly|Additionally|Moreover|Furthermore|Specifically|Concretely|Meanwhile|In addition),\s+)?"
     r"(?:(?:A|An|The|Our)\s+)?" + _LONG_FORM_BEFORE + r"\s*,?\s+(?:[a-z]+ly\s+)?[a-z]+s\b"
 )
-
-
-def _after_the_authors_speak(sentences: pl.DataFrame) -> pl.DataFrame:
-    """The sentences after the first in which the authors speak of their own work ("we",
-    "our"), citing nobody: before it, an abstract's acronyms are the field's."""
-    return (
-        sentences.with_columns(position=pl.int_range(pl.len()).over("arxiv_id"))
-        .with_columns(first_own=pl.col("position").filter(pl.col("sentence").str.contains(_AUTHORS_OWN)).min().over("arxiv_id"))
-        .filter((pl.col("position") > pl.col("first_own")) & ~pl.col("sentence").str.contains(_CITATION))
-        .select("arxiv_id", "sentence")
-    )
 
 
 def _defined_acronyms(sentences: pl.DataFrame, pattern: str = _LONG_FORM_BEFORE, *, named_for_mechanism: bool = True) -> pl.DataFrame:
@@ -985,7 +976,10 @@ def rule_aliases(papers: pl.DataFrame) -> pl.DataFrame:
             _long_forms_before_acronyms(sentences),
             _defined_acronyms(defining),
             _defined_acronyms(proposing_or_defining, _ENUMERATED_ACRONYM, named_for_mechanism=False),
-            _defined_acronyms(_after_the_authors_speak(every_sentence), _SUBJECT_ACRONYM, named_for_mechanism=False),
+            # Before the authors first speak of their own work, an abstract's acronyms are the field's.
+            _defined_acronyms(
+                _sentences_after(every_sentence, pl.col("sentence").str.contains(_AUTHORS_OWN)), _SUBJECT_ACRONYM, named_for_mechanism=False
+            ),
             _named_parts(proposing_or_defining),
             _lower_case_long_forms(sentences),
             _lower_case_names(own),
