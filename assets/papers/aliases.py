@@ -181,10 +181,12 @@ _NAME_INTRODUCES = (
 )
 #: A coined name: a word with two capitals or a capital and a digit ("Zeno-PO", "Zeno2").
 _COINED_NAME = r"(?:[A-Z][\w-]*[A-Z]|[A-Z][\w-]*\d)[\w-]*"
+#: Words that open a sentence describing the next part of a method ("First, …").
+_PART_LEAD = r"First|Second|Third|Finally|Then|Next|Moreover|Additionally|Furthermore"
 #: "First, Zeno-PO introduces Advantage Tempering.", "Zeno-PO employs Soft Clipping, which
 #: …": a coined method that introduces or employs a named part of its own.
 _COINED_PART = (
-    r"^(?:(?:First|Second|Third|Finally|Then|Next|Moreover|Additionally|Furthermore),\s+)?"
+    r"^(?:(?:" + _PART_LEAD + r"),\s+)?"
     r"(" + _COINED_NAME + r")\s+(?:also\s+|further\s+)?(?:introduces|employs|incorporates|applies|adopts|adds)\s+("
     + _LONG_NAME
     + r")\s*(?:[,.;]|\s+(?:to|that|which|for)\b)"
@@ -450,7 +452,7 @@ _ENUMERATED_ACRONYM = r"\(\s*(?:\d|[ivx]{1,4}|[a-e])\s*\)\s*(?:(?:A|An|The)\s+)?
 #: a sentence whose subject is a long form with its acronym and whose verb says what it
 #: does describes a part of the method, once the authors have spoken of their own work.
 _SUBJECT_ACRONYM = (
-    r"^\s*(?:(?:First|Second|Third|Fourth|Then|Next|Finally|Lastly|Additionally|Moreover|Furthermore|Specifically|Concretely|Meanwhile|In addition),\s+)?"
+    r"^\s*(?:(?:" + _PART_LEAD + r"|Fourth|Lastly|Specifically|Concretely|Meanwhile|In addition),\s+)?"
     r"(?:(?:A|An|The|Our)\s+)?" + _LONG_FORM_BEFORE + r"\s*,?\s+(?:[a-z]+ly\s+)?[a-z]+s\b"
 )
 
