@@ -36,6 +36,9 @@ def size_of(abstract: str, title: str = "A Method for RL") -> float | None:
         ("We present Ring-1T, a thinking model.", 1000.0),
         ("scaling across six models (from 1.7B to 32B).", 32.0),
         ("Qwen3-Coder-Next is an 80-billion-parameter model that activates only 3 billion parameters.", 80.0),
+        # A size right after another model's name and "and" is a size of its own.
+        ("Gains hold across Zeta-9B and Zeta-40B.", 40.0),
+        ("We release Orca-Lite-2B and Orca-Pro-36B checkpoints.", 36.0),
     ],
 )
 def test_the_largest_trained_policy_is_found(abstract, expected):

@@ -204,8 +204,10 @@ _SIZE_TOKEN = (
     r"(?:(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>[BT])(?:-A\d+(?:\.\d+)?B)?\b"
     r"|(?P<wnum>\d+(?:\.\d+)?)[\s-]*(?P<wunit>billion|trillion)\b)"
 )
-#: What comes before a size (same clause, after the previous size) and the two words after.
-_SIZE_MENTION = r"(?P<before>[^,;:]{0,60}?)(?:^|[^\w.])" + _SIZE_TOKEN + r"(?P<after>[\w\-]*(?:[\s)]+[A-Za-z][\w\-]*){0,2})"
+#: What comes before a size (same clause, after the previous size) and the two words after
+#: it; those words have no digits, so they never take in the next size ("Qwen3-8B and
+#: Qwen3-32B" are two sizes).
+_SIZE_MENTION = r"(?P<before>[^,;:]{0,60}?)(?:^|[^\w.])" + _SIZE_TOKEN + r"(?P<after>[\w\-]*(?:[\s)]+[A-Za-z](?:[A-Za-z]|-[A-Za-z])*){0,2})"
 #: Sizes that are not a policy the paper trained: a compared, teacher or data-collection
 #: model, the active parameters of a mixture of experts.
 _NOT_TRAINED_BEFORE = (
