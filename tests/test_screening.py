@@ -61,6 +61,9 @@ def test_the_largest_trained_policy_is_found(abstract, expected):
         # Token counts and active parameters are not model sizes.
         ("a 16B-parameter MoE model trained with 5.7T tokens.", 16.0),
         ("309B total parameters and 15B active parameters", 309.0),
+        # ... nor are counts of labels or preference pairs.
+        ("A 7B policy trained this way would need 20B human labels offline.", 7.0),
+        ("We fine-tune a 3B model on 40B preference pairs.", 3.0),
     ],
 )
 def test_sizes_that_are_not_the_trained_policy_are_ignored(abstract, expected):

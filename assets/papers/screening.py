@@ -216,10 +216,10 @@ _NOT_TRAINED_BEFORE = (
 )
 #: ... unless the model is what the paper trains on ("surpassing X on the Qwen3-32B").
 _TRAINED_ON = r"(?i)\b(?:on|with|using|train\w*|fine-tun\w*|our)\b"
-#: Sizes that count tokens or data, or name a dataset (`OpenR1-32B-Traces dataset`).
+#: Sizes that count tokens, data or labels, or name a dataset (`OpenR1-32B-Traces dataset`).
 _NOT_A_MODEL_AFTER = (
     r"(?i)\b(?:tokens?|activ\w*|teacher|distilled|data(?:set)?s?|traces|corpus|benchmarks?|prompts|problems|samples|"
-    r"examples|questions|trajector\w*)\b|^-?(?:traces|data|set|mix|prompts)"
+    r"examples|questions|trajector\w*|labels|annotations|(?:preference )?pairs|comparisons)\b|^-?(?:traces|data|set|mix|prompts)"
 )
 
 
