@@ -38,6 +38,9 @@ def size_of(abstract: str, title: str = "A Method for RL") -> float | None:
         ("Qwen3-Coder-Next is an 80-billion-parameter model that activates only 3 billion parameters.", 80.0),
         # A size right after another model's name and "and" is a size of its own.
         ("Gains hold across Zeta-9B and Zeta-40B.", 40.0),
+        # "Distill" inside a model's name, or the word "distillation", is no teacher.
+        ("We train Nova-R1-Distill-Zeta-1.5B with our method.", 1.5),
+        ("A recipe of midtraining, RL and expert distillation yields an 8B model.", 8.0),
         ("We release Orca-Lite-2B and Orca-Pro-36B checkpoints.", 36.0),
     ],
 )
@@ -56,6 +59,7 @@ def test_the_largest_trained_policy_is_found(abstract, expected):
         ("Our 1.7B agent beats the data collection policy Qwen 3 235B.", 1.7),
         ("outperforming much larger models (e.g., INF-ORM-Llama3.1-70B) with our 8B model.", 8.0),
         ("we distill a 670B teacher LRM into a lightweight 30B Mixture-of-Experts model (3B active).", 30.0),
+        ("Our 8B policy closes the gap to the much larger Zeta-72B.", 8.0),
         # ... unless the paper trains on it.
         ("our method surpasses full-gradient updates on the Qwen3-32B base model.", 32.0),
         # Token counts and active parameters are not model sizes.

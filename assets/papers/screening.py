@@ -209,10 +209,11 @@ _SIZE_TOKEN = (
 #: Qwen3-32B" are two sizes).
 _SIZE_MENTION = r"(?P<before>[^,;:]{0,60}?)(?:^|[^\w.])" + _SIZE_TOKEN + r"(?P<after>[\w\-]*(?:[\s)]+[A-Za-z](?:[A-Za-z]|-[A-Za-z])*){0,2})"
 #: Sizes that are not a policy the paper trained: a compared, teacher or data-collection
-#: model, the active parameters of a mixture of experts.
+#: model, the active parameters of a mixture of experts. "Distill" ends a word to be a
+#: teacher cue: inside a name ("R1-Distill-Qwen-1.5B") or "distillation" it is not.
 _NOT_TRAINED_BEFORE = (
     r"(?i)(?:outperform\w*|surpass\w*|compared|\bthan\b|\bmatch(?:es|ing)?\b|rival\w*|comparable|\bupon\b|\beg\b|"
-    r"such as|versus|\bvs\b|\bbeat\w*|exceed\w*|collection policy|activat\w*|teacher|distill(?:ing|ed)?|previously reported)"
+    r"such as|versus|\bvs\b|\bbeat\w*|exceed\w*|collection policy|activat\w*|teacher|distill(?:ing|ed)?(?:\s|$)|\b(?:much|far|significantly|substantially|considerably) larger\b|previously reported)"
 )
 #: ... unless the model is what the paper trains on ("surpassing X on the Qwen3-32B").
 _TRAINED_ON = r"(?i)\b(?:on|with|using|train\w*|fine-tun\w*|our)\b"
