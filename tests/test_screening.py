@@ -38,10 +38,10 @@ def size_of(abstract: str, title: str = "A Method for RL") -> float | None:
         ("Qwen3-Coder-Next is an 80-billion-parameter model that activates only 3 billion parameters.", 80.0),
         # A size right after another model's name and "and" is a size of its own.
         ("Gains hold across Zeta-9B and Zeta-40B.", 40.0),
+        ("We release Orca-Lite-2B and Orca-Pro-36B checkpoints.", 36.0),
         # "Distill" inside a model's name, or the word "distillation", is no teacher.
         ("We train Nova-R1-Distill-Zeta-1.5B with our method.", 1.5),
         ("A recipe of midtraining, RL and expert distillation yields an 8B model.", 8.0),
-        ("We release Orca-Lite-2B and Orca-Pro-36B checkpoints.", 36.0),
     ],
 )
 def test_the_largest_trained_policy_is_found(abstract, expected):

@@ -11,7 +11,7 @@ this model is sure of a kind (probability at least its threshold) it decides; el
 the rules' cues do, so a paper whose mechanism the rules name keeps its rule kind unless
 the words say otherwise clearly. Each batch scored by a model trained on the others
 (bench/train_kind_model.py), the two together find 0.71 of the labelled kinds where the
-rules alone fit 0.67; the model alone finds 0.64. Trained on 40% to 100% of the other
+rules alone fit 0.66; the model alone finds 0.65. Trained on 40% to 100% of the other
 batches, the figure stays within 0.70 to 0.72: more labels of this kind will not lift it.
 Nor do other features (cross-validated the same way): the rules' kind and cues, the
 words of the paper's long-form names, or all-MiniLM-L6-v2 sentence embeddings beside the
