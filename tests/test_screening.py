@@ -59,6 +59,7 @@ def test_the_largest_trained_policy_is_found(abstract, expected):
         ("Our 1.7B agent beats the data collection policy Qwen 3 235B.", 1.7),
         ("outperforming much larger models (e.g., INF-ORM-Llama3.1-70B) with our 8B model.", 8.0),
         ("we distill a 670B teacher LRM into a lightweight 30B Mixture-of-Experts model (3B active).", 30.0),
+        ("Our method distills a 400B model into an 8B student.", 8.0),
         ("Our 8B policy closes the gap to the much larger Zeta-72B.", 8.0),
         # ... unless the paper trains on it.
         ("our method surpasses full-gradient updates on the Qwen3-32B base model.", 32.0),

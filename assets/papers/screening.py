@@ -213,7 +213,7 @@ _SIZE_MENTION = r"(?P<before>[^,;:]{0,60}?)(?:^|[^\w.])" + _SIZE_TOKEN + r"(?P<a
 #: teacher cue: inside a name ("R1-Distill-Qwen-1.5B") or "distillation" it is not.
 _NOT_TRAINED_BEFORE = (
     r"(?i)(?:outperform\w*|surpass\w*|compared|\bthan\b|\bmatch(?:es|ing)?\b|rival\w*|comparable|\bupon\b|\beg\b|"
-    r"such as|versus|\bvs\b|\bbeat\w*|exceed\w*|collection policy|activat\w*|teacher|distill(?:ing|ed)?(?:\s|$)|\b(?:much|far|significantly|substantially|considerably) larger\b|previously reported)"
+    r"such as|versus|\bvs\b|\bbeat\w*|exceed\w*|collection policy|activat\w*|teacher|distill(?:s|ing|ed)?(?:[^\w-]|$)|\b(?:much|far|significantly|substantially|considerably) larger\b|previously reported)"
 )
 #: ... unless the model is what the paper trains on ("surpassing X on the Qwen3-32B").
 _TRAINED_ON = r"(?i)\b(?:on|with|using|train\w*|fine-tun\w*|our)\b"
