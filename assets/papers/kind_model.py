@@ -11,12 +11,15 @@ this model is sure of a kind (probability at least its threshold) it decides; el
 the rules' cues do, so a paper whose mechanism the rules name keeps its rule kind unless
 the words say otherwise clearly. Each batch scored by a model trained on the others
 (bench/train_kind_model.py), the two together find 0.71 of the labelled kinds where the
-rules alone fit 0.66; the model alone finds 0.65. Trained on 40% to 100% of the other
-batches, the figure stays within 0.70 to 0.72: more labels of this kind will not lift it.
-Nor do other features (cross-validated the same way): the rules' kind and cues, the
-words of the paper's long-form names, or all-MiniLM-L6-v2 sentence embeddings beside the
-words all stay within a point of it, where a second reader finds 0.94: what is missing is
-reading which mechanism the method changes, not more words.
+rules alone fit 0.65; the model alone finds 0.65. Trained on a quarter, a half, three
+quarters and all of the other batches, the figure is 0.67, 0.69, 0.70 and 0.71 (measured
+with fresh32): a point and a half for each doubling of the labels, so more labels of this
+kind will not bring it near a second reader's. Nor do other features (cross-validated
+the same way): the rules' kind and cues, the words of the paper's long-form names, word
+bigrams, the proposing sentences' and the title's words as features of their own, or
+all-MiniLM-L6-v2 sentence embeddings beside the words all stay within a point of it,
+where a second reader finds 0.94: what is missing is reading which mechanism the method
+changes, not more words.
 
 Features: the tf-idf words of the screening model (screening_model.word_counts: the title
 counted twice, each paper's vector of unit length, the idf of the training papers, words
