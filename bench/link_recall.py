@@ -36,6 +36,7 @@ import polars as pl
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from assets.links.paper_terms import pattern_list  # noqa: E402
 from bench.first_readings import record_first_reading  # noqa: E402
 from bench.link_quality import DEFAULT_SNAPSHOT, load_snapshots, read_sample, rules_output  # noqa: E402
 
@@ -76,7 +77,7 @@ def candidate_hits(commits: pl.DataFrame, files: pl.DataFrame, papers: pl.DataFr
     """One row per (framework, sha, arxiv_id, kind, where): a commit whose message, a
     changed path, added text or added token writes the paper's id, title or an alias."""
     terms = search_terms(papers, aliases)
-    searchable = pl.lit(terms["term"].unique().sort().implode())
+    searchable = pattern_list(terms["term"])
     places = pl.concat(
         [
             commits.select("framework", "sha", where=pl.lit("message"), text=pl.col("message")),

@@ -33,7 +33,7 @@ documentation page, a recipe or example that comes with code, and tests are
 
 import polars as pl
 
-from assets.links.paper_terms import common_in_code, descriptive_names, identifier_part_uses, name_parts
+from assets.links.paper_terms import common_in_code, descriptive_names, identifier_part_uses, name_parts, pattern_list
 from orchestration.settings import frameworks
 from orchestration.tables import CORE_EVIDENCE
 
@@ -259,7 +259,7 @@ def prose_matches(places: pl.DataFrame, patterns: pl.DataFrame, *, any_case: boo
     }
     if places.is_empty() or patterns.is_empty():
         return pl.DataFrame(schema=out_schema)
-    searchable = pl.lit(patterns["pattern"].unique().sort().implode())
+    searchable = pattern_list(patterns["pattern"])
     found = (
         places.select(
             "place_id",
@@ -632,7 +632,7 @@ def _papers_named_in(names: pl.Series, aliases: pl.DataFrame) -> pl.Series:
     found = (
         pl.DataFrame({"name": names})
         .with_row_index("_row")
-        .select("_row", key=pl.col("name").str.extract_many(keys["key"].unique().sort().implode(), overlapping=True))
+        .select("_row", key=pl.col("name").str.extract_many(pattern_list(keys["key"]), overlapping=True))
         .explode("key")
         .drop_nulls("key")
         .join(keys, on="key")
@@ -791,7 +791,7 @@ def cited_with_named_code(
             "framework",
             "sha",
             "arxiv_id",
-            term=alias_key(pl.col("name")).str.extract_many(pl.lit(long_terms["term"].unique().sort().implode())),
+            term=alias_key(pl.col("name")).str.extract_many(pattern_list(long_terms["term"])),
         )
         .explode("term")
         .join(long_terms, on=["arxiv_id", "term"])

@@ -10,6 +10,13 @@ A term is matched against *name parts*: an identifier split at `_`, `-`, `.` and
 import polars as pl
 
 
+def pattern_list(patterns: pl.Series) -> pl.Expr:
+    """`patterns` (unique, sorted) as one list literal for the `str` many-pattern searches
+    (contains_any, extract_many): a scalar, which polars 2.2 requires where earlier releases
+    also took a column of lists."""
+    return pl.lit(patterns.unique().sort().to_list(), dtype=pl.List(pl.Utf8))
+
+
 #: A word of a title or abstract is distinctive when at most this many papers, or this
 #: share of all papers (the larger), use it: `fp16`, `icepop`, not `entropy` or `policy`.
 DISTINCTIVE_MAX_PAPERS = 2
@@ -112,7 +119,7 @@ def identifier_part_uses(terms: pl.Series, files: pl.DataFrame) -> pl.DataFrame:
     if candidates.is_empty():
         return pl.DataFrame(schema=out_schema)
     with_candidate = pl.col("added_tokens").fill_null([]).list.join(" ").str.contains_any(
-        candidates.implode(), ascii_case_insensitive=True
+        pattern_list(candidates), ascii_case_insensitive=True
     )
     return (
         # Only the files, then the identifiers, containing a candidate are split into parts.
@@ -120,7 +127,7 @@ def identifier_part_uses(terms: pl.Series, files: pl.DataFrame) -> pl.DataFrame:
         .select("framework", "sha", token=pl.col("added_tokens"))
         .explode("token")
         .drop_nulls("token")
-        .filter(pl.col("token").str.contains_any(candidates.implode(), ascii_case_insensitive=True))
+        .filter(pl.col("token").str.contains_any(pattern_list(candidates), ascii_case_insensitive=True))
         .select("framework", "sha", part=name_parts(pl.col("token")))
         .explode("part")
         .filter(pl.col("part").is_in(candidates.implode()))
