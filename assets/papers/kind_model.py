@@ -13,7 +13,7 @@ the words say otherwise clearly. Each batch scored by a model trained on the oth
 (bench/train_kind_model.py), the two together find 0.71 of the labelled kinds where the
 rules alone fit 0.65; the model alone finds 0.65. Trained on a quarter, a half, three
 quarters and all of the other batches, the figure is 0.67, 0.69, 0.70 and 0.71 (measured
-with fresh32): a point and a half for each doubling of the labels, so more labels of this
+with fresh32): about two points for each doubling of the labels, so more labels of this
 kind will not bring it near a second reader's. Nor do other features (cross-validated
 the same way): the rules' kind and cues, the words of the paper's long-form names, word
 bigrams, the proposing sentences' and the title's words as features of their own, or
