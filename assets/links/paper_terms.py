@@ -118,16 +118,15 @@ def identifier_part_uses(terms: pl.Series, files: pl.DataFrame) -> pl.DataFrame:
     out_schema = {"framework": pl.Utf8, "sha": pl.Utf8, "part": pl.Utf8}
     if candidates.is_empty():
         return pl.DataFrame(schema=out_schema)
-    with_candidate = pl.col("added_tokens").fill_null([]).list.join(" ").str.contains_any(
-        pattern_list(candidates), ascii_case_insensitive=True
-    )
+    patterns = pattern_list(candidates)
+    with_candidate = pl.col("added_tokens").fill_null([]).list.join(" ").str.contains_any(patterns, ascii_case_insensitive=True)
     return (
         # Only the files, then the identifiers, containing a candidate are split into parts.
         files.filter(with_candidate)
         .select("framework", "sha", token=pl.col("added_tokens"))
         .explode("token")
         .drop_nulls("token")
-        .filter(pl.col("token").str.contains_any(pattern_list(candidates), ascii_case_insensitive=True))
+        .filter(pl.col("token").str.contains_any(patterns, ascii_case_insensitive=True))
         .select("framework", "sha", part=name_parts(pl.col("token")))
         .explode("part")
         .filter(pl.col("part").is_in(candidates.implode()))
